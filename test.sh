@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# The test command: installs missing packages, runs every Bazel test, prints a
+# per-target summary and, last, "N passed, M failed" counting individual test
+# cases (gtest cases, or one per non-gtest target) from bazel-testlogs.
+# Extra arguments go to `bazel test` (e.g. ./test.sh --config=asan).
+set -uo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+cd "$root"
+"$root/tools/install_deps.sh" || { echo "0 passed, 1 failed"; exit 1; }
+
+start=$(date +%s)
+log="$(mktemp)"
+bazel test //... --test_summary=short "$@" 2>&1 | tee "$log"
+bazel_rc=${PIPESTATUS[0]}
+testlogs="$(bazel info bazel-testlogs "$@" 2>/dev/null)"
+
+echo
+echo "== per-target summary =="
+passed=0; failed=0; skipped=0
+# Lines like "//compiler/ir:graph_test    PASSED in 0.3s".
+while read -r target status _; do
+  rel="${target#//}"; rel="${rel/://}"
+  xml="$testlogs/$rel/test.xml"
+  read -r t f s < <(awk '
+    /<testsuite / {
+      if (match($0, / tests="[0-9]+"/))    { v=substr($0,RSTART,RLENGTH); gsub(/[^0-9]/,"",v); t+=v }
+      if (match($0, / failures="[0-9]+"/)) { v=substr($0,RSTART,RLENGTH); gsub(/[^0-9]/,"",v); f+=v }
+      if (match($0, / errors="[0-9]+"/))   { v=substr($0,RSTART,RLENGTH); gsub(/[^0-9]/,"",v); f+=v }
+      if (match($0, / skipped="[0-9]+"/))  { v=substr($0,RSTART,RLENGTH); gsub(/[^0-9]/,"",v); s+=v }
+    }
+    END { printf "%d %d %d\n", t, f, s }' "$xml" 2>/dev/null || echo "0 0 0")
+  if [[ "$status" != PASSED && $f == 0 ]]; then f=1; fi   # crashed, timed out, or failed to build
+  if [[ "$status" == PASSED && $t == 0 ]]; then t=1; fi   # a test target with no cases
+  p=$((t - f - s)); (( p < 0 )) && p=0
+  passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
+  printf "  %-60s %-8s %4d cases, %d failed, %d skipped\n" "$target" "$status" "$t" "$f" "$s"
+done < <(grep -E '^//[^ ]+ +(\(cached\) )?(PASSED|FAILED|TIMEOUT|FLAKY|NO STATUS|FAILED TO BUILD|INCOMPLETE)' "$log" \
+          | sed 's/(cached) //' | awk '{print $1, $2}')
+rm -f "$log"
+echo "wall time: $(( $(date +%s) - start )) s"
+if [[ $bazel_rc != 0 && $failed == 0 ]]; then
+  echo "bazel test exited with $bazel_rc (build failure?)"
+  failed=1
+fi
+if (( skipped > 0 )); then
+  echo "$passed passed, $failed failed, $skipped skipped"
+else
+  echo "$passed passed, $failed failed"
+fi
+[[ $failed == 0 ]]
