@@ -1,5 +1,6 @@
 #include "tools/flags.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/numbers.h"
@@ -46,6 +47,10 @@ const FlagSet::Flag* FlagSet::FindAlias(char alias) const {
     if (f.alias != 0 && f.alias == alias) return &f;
   }
   return nullptr;
+}
+
+bool FlagSet::WasSet(const std::string& name) const {
+  return std::find(set_flags_.begin(), set_flags_.end(), name) != set_flags_.end();
 }
 
 absl::Status FlagSet::Assign(const Flag& flag, const std::string& value) const {
@@ -115,6 +120,7 @@ absl::StatusOr<std::vector<std::string>> FlagSet::Parse(absl::Span<const std::st
         const Flag* negated = Find(name.substr(3));
         if (negated != nullptr && negated->kind == Kind::kBool) {
           *static_cast<bool*>(negated->target) = false;
+          set_flags_.push_back(negated->name);
           continue;
         }
       }
@@ -137,6 +143,7 @@ absl::StatusOr<std::vector<std::string>> FlagSet::Parse(absl::Span<const std::st
       positional.push_back(arg);
       continue;
     }
+    set_flags_.push_back(flag->name);
     if (flag->kind == Kind::kBool && !has_value) {
       *static_cast<bool*>(flag->target) = true;
       continue;

@@ -38,6 +38,9 @@ class FlagSet {
   absl::StatusOr<std::vector<std::string>> Parse(absl::Span<const std::string> args);
 
   bool help_requested() const { return help_requested_; }
+  // Whether the flag appeared on the command line (to let it override a
+  // value from elsewhere, e.g. a bundle).
+  bool WasSet(const std::string& name) const;
   std::string Help() const;
 
  private:
@@ -58,6 +61,7 @@ class FlagSet {
   std::string description_;
   std::vector<Flag> flags_;
   bool help_requested_ = false;
+  std::vector<std::string> set_flags_;
 };
 
 }  // namespace rk::tools

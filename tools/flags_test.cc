@@ -37,6 +37,16 @@ TEST(FlagsTest, ParsesAllForms) {
   EXPECT_DOUBLE_EQ(f.tol, 1e-3);
   EXPECT_TRUE(f.json);
   EXPECT_EQ(f.opts, (Args{"x=1", "y=2"}));
+  EXPECT_TRUE(f.flags.WasSet("jobs"));
+  EXPECT_TRUE(f.flags.WasSet("json"));
+  EXPECT_FALSE(f.flags.WasSet("bogus"));
+}
+
+TEST(FlagsTest, WasSetOnlyForGivenFlags) {
+  Fixture f;
+  ASSERT_TRUE(f.flags.Parse(Args{"--no-json"}).ok());
+  EXPECT_TRUE(f.flags.WasSet("json"));
+  EXPECT_FALSE(f.flags.WasSet("out"));
 }
 
 TEST(FlagsTest, ShortFlagWithAttachedValue) {

@@ -1,0 +1,207 @@
+// GPU kernel and compile-latency benchmark for device=cuda (docs/GPU.md).
+//
+// For each case (fused elementwise chain, softmax, layer_norm, matmul on
+// realistic shapes, f32 and bf16): compile latency (cold: first compile of
+// the graph in this process; warm: the same graph again, the driver module
+// cached), GPU time per execution with the inputs resident (events around
+// back-to-back executions), the achieved bandwidth over the fewest bytes the
+// graph must move (inputs read once, outputs written once) and that as a
+// share of the device-to-device copy bandwidth (cuMemcpyDtoD, read + write)
+// measured in the same run; TFLOP/s for matmul.
+//
+//   gpu_bench [--quick] [--json FILE]
+// Exits 1 with the reason when there is no GPU.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "compiler/driver/compile.h"
+#include "compiler/gpu/cuda_driver.h"
+#include "compiler/gpu/cuda_program.h"
+#include "compiler/ir/parser.h"
+
+namespace rk::compiler {
+namespace {
+
+struct Case {
+  std::string name;
+  std::string dtype;
+  std::string text;
+  double flops = 0;  // matmul only
+  bool fast_math = false;
+};
+
+std::string Elementwise(const std::string& t, int64_t rows, int64_t cols) {
+  const std::string x = absl::StrCat(t, "[", rows, ",", cols, "]");
+  const std::string b = absl::StrCat(t, "[", cols, "]");
+  return absl::StrCat("graph @chain(%x: ", x, ", %b: ", b, ") {\n",
+                      "  %a = add(%x, %b) : ", x, "\n  %g = gelu(%a) : ", x, "\n",
+                      "  %m = mul(%g, %x) : ", x, "\n  %s = sigmoid(%m) : ", x, "\n",
+                      "  %y = mul(%s, %a) : ", x, "\n  return %y\n}");
+}
+
+std::string Softmax(const std::string& t, int64_t rows, int64_t cols) {
+  const std::string x = absl::StrCat(t, "[", rows, ",", cols, "]");
+  return absl::StrCat("graph @softmax(%x: ", x, ") {\n  %y = softmax(%x) {axis=1} : ", x,
+                      "\n  return %y\n}");
+}
+
+std::string LayerNorm(const std::string& t, int64_t rows, int64_t cols) {
+  const std::string x = absl::StrCat(t, "[", rows, ",", cols, "]");
+  const std::string v = absl::StrCat(t, "[", cols, "]");
+  return absl::StrCat("graph @layer_norm(%x: ", x, ", %g: ", v, ", %b: ", v, ") {\n",
+                      "  %y = layer_norm(%x, %g, %b) {axis=1, eps=1e-5} : ", x,
+                      "\n  return %y\n}");
+}
+
+std::string Matmul(const std::string& t, int64_t m, int64_t k, int64_t n) {
+  return absl::StrCat("graph @matmul(%a: ", t, "[", m, ",", k, "], %b: ", t, "[", k, ",", n,
+                      "]) {\n  %c = matmul(%a, %b) : ", t, "[", m, ",", n, "]\n  return %c\n}");
+}
+
+double MsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+int64_t MinBytes(const Graph& graph) {
+  int64_t bytes = 0;
+  for (NodeId id : graph.inputs()) bytes += graph.type(id).byte_size();
+  for (NodeId id : graph.outputs()) bytes += graph.type(id).byte_size();
+  return bytes;
+}
+
+absl::StatusOr<double> CopyBandwidthGBs(gpu::CudaDevice* device, size_t bytes) {
+  absl::StatusOr<gpu::DeviceBuffer> a = gpu::DeviceBuffer::Create(device, bytes);
+  if (!a.ok()) return a.status();
+  absl::StatusOr<gpu::DeviceBuffer> b = gpu::DeviceBuffer::Create(device, bytes);
+  if (!b.ok()) return b.status();
+  if (absl::Status s = device->Fill(a->ptr(), 1, bytes); !s.ok()) return s;
+  absl::StatusOr<double> ms =
+      device->TimeMs([&] { return device->CopyOnDevice(b->ptr(), a->ptr(), bytes); }, 20);
+  if (!ms.ok()) return ms.status();
+  return 2.0 * bytes / (*ms * 1e6);
+}
+
+int Run(bool quick, const std::string& json_path) {
+  absl::StatusOr<gpu::CudaDevice*> device = gpu::CudaDevice::Get();
+  if (!device.ok()) {
+    std::fprintf(stderr, "gpu_bench: %s\n", std::string(device.status().message()).c_str());
+    return 1;
+  }
+  const gpu::DeviceInfo& info = (*device)->info();
+  absl::StatusOr<double> copy = CopyBandwidthGBs(*device, size_t{1} << 30);
+  if (!copy.ok()) {
+    std::fprintf(stderr, "gpu_bench: %s\n", copy.status().ToString().c_str());
+    return 1;
+  }
+  std::printf("device: %s (%s, %d SMs, driver %d)\n", info.name.c_str(), info.arch().c_str(),
+              info.sm_count, info.driver_version);
+  std::printf("cuMemcpyDtoD bandwidth (read + write, 1 GiB): %.0f GB/s\n\n", *copy);
+
+  const int64_t rows = quick ? 4096 : 16384;
+  const int64_t mm = quick ? 1024 : 4096;
+  std::vector<Case> cases;
+  for (const char* t : {"f32", "bf16"}) {
+    cases.push_back({"elementwise chain", t, Elementwise(t, rows, 4096)});
+    cases.push_back({"softmax", t, Softmax(t, rows, 4096)});
+    cases.push_back({"layer_norm", t, LayerNorm(t, rows, 4096)});
+    cases.push_back({"layer_norm", t, LayerNorm(t, rows * 4, 768)});
+    cases.push_back({"matmul", t, Matmul(t, mm, mm, mm), 2.0 * mm * mm * mm});
+  }
+  cases.push_back({"matmul fast_math", "f32", Matmul("f32", mm, mm, mm), 2.0 * mm * mm * mm, true});
+
+  // LLVM's NVPTX target and libdevice load once per process: keep them out
+  // of the per-case cold numbers.
+  {
+    absl::StatusOr<Graph> warm = Parse(Softmax("f32", 4, 64));
+    CompileOptions options;
+    options.device = "cuda";
+    if (warm.ok()) (void)Compile(*warm, options);
+  }
+
+  std::string json = "[";
+  std::printf("%-18s %-5s %-14s %4s %9s %9s %9s %8s %8s %8s\n", "case", "dtype", "shape", "krn",
+              "cold_ms", "warm_ms", "kernel_ms", "GB/s", "%copy", "TFLOP/s");
+  for (const Case& c : cases) {
+    absl::StatusOr<Graph> graph = Parse(c.text);
+    if (!graph.ok()) {
+      std::fprintf(stderr, "%s\n", graph.status().ToString().c_str());
+      return 1;
+    }
+    CompileOptions options;
+    options.device = "cuda";
+    options.fast_math = c.fast_math;
+    auto start = std::chrono::steady_clock::now();
+    absl::StatusOr<Executable> exe = Compile(*graph, options);
+    const double cold_ms = MsSince(start);
+    if (!exe.ok()) {
+      std::fprintf(stderr, "%s: %s\n", c.name.c_str(), exe.status().ToString().c_str());
+      return 1;
+    }
+    start = std::chrono::steady_clock::now();
+    absl::StatusOr<Executable> again = Compile(*graph, options);
+    const double warm_ms = MsSince(start);
+    std::vector<HostTensor> inputs;
+    for (NodeId id : graph->inputs()) {
+      inputs.push_back(HostTensor::Random(graph->type(id), 17 + id.value));
+    }
+    const gpu::CudaProgram* program = exe->cuda_program();
+    absl::StatusOr<double> probe = program->TimeKernelsMs(inputs, 1);
+    if (!probe.ok()) {
+      std::fprintf(stderr, "%s: %s\n", c.name.c_str(), probe.status().ToString().c_str());
+      return 1;
+    }
+    const int iterations = std::clamp(static_cast<int>(300.0 / std::max(*probe, 1e-3)), 3, 200);
+    absl::StatusOr<double> ms = program->TimeKernelsMs(inputs, iterations);
+    if (!ms.ok()) {
+      std::fprintf(stderr, "%s: %s\n", c.name.c_str(), ms.status().ToString().c_str());
+      return 1;
+    }
+    const double gbs = MinBytes(*graph) / (*ms * 1e6);
+    const double tflops = c.flops > 0 ? c.flops / (*ms * 1e9) : 0;
+    const std::string shape = graph->type(graph->inputs()[0]).shape.ToString();
+    std::printf("%-18s %-5s %-14s %4d %9.1f %9.1f %9.3f %8.0f %7.0f%% %8.2f\n", c.name.c_str(),
+                c.dtype.c_str(), shape.c_str(), exe->num_kernels(), cold_ms,
+                again.ok() ? warm_ms : -1.0, *ms, gbs, 100 * gbs / *copy, tflops);
+    absl::StrAppendFormat(
+        &json,
+        "%s\n {\"case\": \"%s\", \"dtype\": \"%s\", \"shape\": \"%s\", \"kernels\": %d, "
+        "\"cold_compile_ms\": %.2f, \"warm_compile_ms\": %.2f, \"kernel_ms\": %.4f, "
+        "\"gb_per_s\": %.1f, \"copy_gb_per_s\": %.1f, \"tflops\": %.3f, \"phases\": %s}",
+        json.size() > 1 ? "," : "", c.name, c.dtype, shape, exe->num_kernels(), cold_ms, warm_ms,
+        *ms, gbs, *copy, tflops, exe->timings().ToJson());
+  }
+  json += "\n]\n";
+  if (!json_path.empty()) {
+    FILE* f = std::fopen(json_path.c_str(), "w");
+    if (f == nullptr) return 1;
+    std::fputs(json.c_str(), f);
+    std::fclose(f);
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace rk::compiler
+
+int main(int argc, char** argv) {
+  bool quick = false;
+  std::string json;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--quick") == 0) {
+      quick = true;
+    } else if (std::strcmp(argv[i], "--json") == 0 && i + 1 < argc) {
+      json = argv[++i];
+    } else {
+      std::fprintf(stderr, "usage: gpu_bench [--quick] [--json FILE]\n");
+      return 2;
+    }
+  }
+  return rk::compiler::Run(quick, json);
+}

@@ -1,0 +1,165 @@
+// Minifier benchmark: planted culprits in random DAGs of 50 to 5,000 nodes.
+//
+//   minify_bench fake [SEEDS]   zero-cost fake oracle (fails iff the planted
+//                               chain is present), k = 1 and k = 2 culprits
+//   minify_bench real [SEEDS]   the real oracle (compile + run + fp64, isolated
+//                               workers, -j 2) with relu:accuracy / relu:crash,
+//                               plus examples/mlp.rk with relu:accuracy
+//
+// Prints one row per (fault, N): cases reaching the known minimum, oracle
+// calls (mean / max) against 2*k*log2(N)+20, cache hits, wall time.
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "absl/time/clock.h"
+#include "compiler/ir/parser.h"
+#include "compiler/ir/printer.h"
+#include "compiler/ir/seeded_inputs.h"
+#include "minifier/engine.h"
+#include "minifier/oracle_failure_test.h"
+#include "minifier/test_util.h"
+#include "repro/oracle/oracle.h"
+
+namespace rk::minifier {
+namespace {
+
+using compiler::Op;
+
+struct Row {
+  std::string fault;
+  int nodes = 0;
+  int k = 1;
+  int cases = 0, minimal = 0;
+  double calls = 0, max_calls = 0, hits = 0, seconds = 0, max_seconds = 0;
+};
+
+void PrintHeader() {
+  std::printf("| culprit | N | k | known min reached | oracle calls mean / max | 2k*log2(N)+20 "
+              "| cache hits mean | wall mean / max (s) |\n|---|---|---|---|---|---|---|---|\n");
+}
+
+void PrintRow(const Row& r) {
+  std::printf("| %s | %d | %d | %d/%d | %.1f / %.0f | %.1f | %.1f | %.3f / %.3f |\n",
+              r.fault.c_str(), r.nodes, r.k, r.minimal, r.cases, r.calls / r.cases, r.max_calls,
+              2.0 * r.k * std::log2(r.nodes) + 20, r.hits / r.cases, r.seconds / r.cases,
+              r.max_seconds);
+  std::fflush(stdout);
+}
+
+void Record(Row& row, const MinifyResult& result, double seconds, bool minimal) {
+  ++row.cases;
+  row.minimal += minimal;
+  row.calls += result.stats.oracle_calls;
+  row.max_calls = std::max<double>(row.max_calls, result.stats.oracle_calls);
+  row.hits += result.stats.cache_hits;
+  row.seconds += seconds;
+  row.max_seconds = std::max(row.max_seconds, seconds);
+}
+
+void RunFake(int seeds) {
+  PrintHeader();
+  const std::vector<std::vector<Op>> culprits = {{Op::kRelu}, {Op::kExp, Op::kRelu}};
+  for (const std::vector<Op>& chain : culprits) {
+    for (int n : {50, 200, 1000, 5000}) {
+      Row row{chain.size() == 1 ? "relu" : "exp->relu", n, static_cast<int>(chain.size())};
+      for (int seed = 1; seed <= seeds; ++seed) {
+        Candidate start = RandomDag({.seed = static_cast<uint64_t>(seed), .nodes = n,
+                                     .planted = chain});
+        FunctionFailureTest test(
+            [&chain](const Candidate& c) { return HasChain(c.graph, chain) ? "fail" : "pass"; },
+            "fail");
+        absl::Time t0 = absl::Now();
+        absl::StatusOr<MinifyResult> result = Minify(start, test, MinifyOptions());
+        double seconds = absl::ToDoubleSeconds(absl::Now() - t0);
+        if (!result.ok()) continue;
+        bool minimal = result->stats.final_score.compute_nodes() == row.k &&
+                       HasChain(result->best.graph, chain);
+        Record(row, *result, seconds, minimal);
+      }
+      PrintRow(row);
+    }
+  }
+}
+
+void RunRealCase(repro::Oracle& oracle, Row& row, Candidate start, const std::string& fault) {
+  compiler::CompileOptions options;
+  options.faults = {fault};
+  absl::StatusOr<repro::Verdict> first = oracle.Judge(start.graph, start.inputs, options);
+  if (!first.ok() || !repro::IsFailure(first->kind)) {
+    std::fprintf(stderr, "skipped: start does not fail (%s)\n",
+                 first.ok() ? first->signature.ToString().c_str()
+                            : first.status().ToString().c_str());
+    return;
+  }
+  OracleFailureTest test(&oracle, options, first->signature);
+  MinifyOptions minify;
+  minify.jobs = 2;
+  minify.fp64_values = first->kind == repro::VerdictKind::kAccuracy;
+  absl::Time t0 = absl::Now();
+  absl::StatusOr<MinifyResult> result = Minify(std::move(start), test, minify);
+  double seconds = absl::ToDoubleSeconds(absl::Now() - t0);
+  if (!result.ok()) {
+    std::fprintf(stderr, "error: %s\n", result.status().ToString().c_str());
+    return;
+  }
+  // An accuracy signature names the failing output's op, which must stay an
+  // output: the known minimum is the relu plus that op when it is not relu.
+  const std::string& detail = first->signature.detail;
+  int64_t known = first->kind == repro::VerdictKind::kAccuracy &&
+                          detail.find(":relu:") == std::string::npos ? 2 : 1;
+  bool minimal = result->stats.final_score.compute_nodes() == known &&
+                 HasChain(result->best.graph, {Op::kRelu}) && !result->stats.flaky;
+  if (!minimal) {
+    std::fprintf(stderr, "not minimal (%s):\n%s", first->signature.ToString().c_str(),
+                 compiler::PrintInline(result->best.graph).c_str());
+  }
+  Record(row, *result, seconds, minimal);
+}
+
+void RunReal(int seeds) {
+  repro::Oracle::Config config;
+  config.workers = 2;
+  absl::StatusOr<std::unique_ptr<repro::Oracle>> oracle = repro::Oracle::Create(config);
+  if (!oracle.ok()) {
+    std::fprintf(stderr, "oracle: %s\n", oracle.status().ToString().c_str());
+    return;
+  }
+  PrintHeader();
+  for (const char* fault : {"relu:accuracy", "relu:crash"}) {
+    for (int n : {50, 200, 1000}) {
+      Row row{fault, n, 1};
+      for (int seed = 1; seed <= seeds; ++seed) {
+        RunRealCase(**oracle, row, RandomDag({.seed = static_cast<uint64_t>(seed), .nodes = n}),
+                    fault);
+      }
+      if (row.cases > 0) PrintRow(row);
+    }
+  }
+  absl::StatusOr<compiler::Graph> mlp = compiler::ParseFile("examples/mlp.rk");
+  if (mlp.ok()) {
+    Row row{"examples/mlp.rk relu:accuracy", mlp->num_nodes() - mlp->num_inputs(), 1};
+    std::vector<compiler::HostTensor> inputs = compiler::SeededInputs(*mlp, 0);
+    RunRealCase(**oracle, row, Candidate{*mlp, inputs}, "relu:accuracy");
+    if (row.cases > 0) PrintRow(row);
+  }
+}
+
+}  // namespace
+}  // namespace rk::minifier
+
+int main(int argc, char** argv) {
+  std::string mode = argc > 1 ? argv[1] : "fake";
+  int seeds = argc > 2 ? std::atoi(argv[2]) : (mode == "fake" ? 25 : 5);
+  if (mode == "fake") {
+    rk::minifier::RunFake(seeds);
+  } else if (mode == "real") {
+    rk::minifier::RunReal(seeds);
+  } else {
+    std::fprintf(stderr, "usage: minify_bench fake|real [SEEDS]\n");
+    return 2;
+  }
+  return 0;
+}

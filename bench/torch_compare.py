@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""PyTorch side of the GPU comparison (docs/GPU.md): the cases of
+bench/gpu_bench.cc (same shapes and dtypes) through torch.compile (Inductor)
+and eager, on the GPU machine with PyTorch 2.11.
+
+Per case: cold compile time (first call after torch._dynamo.reset() with an
+empty Inductor cache directory and the FX graph cache off, so nothing is
+reused), warm compile time (reset again, same cache directory: what a
+re-compile in a fresh process with a warm on-disk cache costs), kernel time
+(median of CUDA-event timings via triton.testing.do_bench), the achieved
+bandwidth over the fewest bytes the graph must move, that as a share of the
+device-to-device copy bandwidth measured in the same run, and TFLOP/s for
+matmul. Inputs are random (never zeros).
+
+  python3 bench/torch_compare.py [--quick] [--json FILE]
+"""
+
+import argparse
+import json
+import os
+import tempfile
+import time
+
+import torch
+import torch.nn.functional as F
+
+
+def copy_bandwidth_gbs(nbytes=1 << 30):
+    a = torch.empty(nbytes, dtype=torch.uint8, device="cuda").random_(0, 255)
+    b = torch.empty_like(a)
+    for _ in range(3):
+        b.copy_(a)
+    torch.cuda.synchronize()
+    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    for _ in range(20):
+        b.copy_(a)
+    stop.record()
+    stop.synchronize()
+    ms = start.elapsed_time(stop) / 20
+    return 2 * nbytes / (ms * 1e6)
+
+
+def chain(x, b):
+    a = x + b
+    g = F.gelu(a)
+    m = g * x
+    s = torch.sigmoid(m)
+    return s * a
+
+
+def softmax(x):
+    return torch.softmax(x, dim=1)
+
+
+def layer_norm(x, g, b):
+    return F.layer_norm(x, (x.shape[-1],), g, b, eps=1e-5)
+
+
+def matmul(a, b):
+    return a @ b
+
+
+def cases(quick):
+    rows = 4096 if quick else 16384
+    mm = 1024 if quick else 4096
+    out = []
+    for dtype in (torch.float32, torch.bfloat16):
+        name = "f32" if dtype == torch.float32 else "bf16"
+        out.append(("elementwise chain", name, chain, [(rows, 4096), (4096,)], dtype, 0))
+        out.append(("softmax", name, softmax, [(rows, 4096)], dtype, 0))
+        out.append(("layer_norm", name, layer_norm, [(rows, 4096), (4096,), (4096,)], dtype, 0))
+        out.append(("layer_norm", name, layer_norm, [(rows * 4, 768), (768,), (768,)], dtype, 0))
+        out.append(("matmul", name, matmul, [(mm, mm), (mm, mm)], dtype, 2.0 * mm ** 3))
+    return out
+
+
+def kernel_ms(fn, args):
+    import triton.testing
+    return triton.testing.do_bench(lambda: fn(*args), warmup=50, rep=300, return_mode="median")
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--json", default="")
+    args = parser.parse_args()
+    if not torch.cuda.is_available():
+        raise SystemExit("torch_compare: no GPU")
+    os.environ["TORCHINDUCTOR_FX_GRAPH_CACHE"] = "0"
+    os.environ["TORCHINDUCTOR_AUTOGRAD_CACHE"] = "0"
+    cache = tempfile.mkdtemp(prefix="inductor_")
+    os.environ["TORCHINDUCTOR_CACHE_DIR"] = cache
+    props = torch.cuda.get_device_properties(0)
+    copy = copy_bandwidth_gbs()
+    print(f"device: {props.name}, torch {torch.__version__}")
+    print(f"device-to-device copy bandwidth (read + write, 1 GiB): {copy:.0f} GB/s\n")
+    header = (f"{'case':<18} {'dtype':<5} {'shape':<14} {'cold_ms':>9} {'warm_ms':>9} "
+              f"{'eager_ms':>9} {'kernel_ms':>9} {'GB/s':>8} {'%copy':>7} {'TFLOP/s':>8}")
+    print(header)
+    results = []
+    for name, dtype_name, fn, shapes, dtype, flops in cases(args.quick):
+        gen = torch.Generator(device="cuda").manual_seed(17)
+        inputs = [torch.rand(s, device="cuda", dtype=dtype, generator=gen) * 2 - 1 for s in shapes]
+        nbytes = sum(t.numel() * t.element_size() for t in inputs)
+        out = fn(*inputs)
+        nbytes += out.numel() * out.element_size()
+        eager = kernel_ms(fn, inputs)
+        torch._dynamo.reset()
+        compiled = torch.compile(fn)
+        torch.cuda.synchronize()
+        start = time.perf_counter()
+        compiled(*inputs)
+        torch.cuda.synchronize()
+        cold = (time.perf_counter() - start) * 1e3
+        torch._dynamo.reset()
+        recompiled = torch.compile(fn)
+        start = time.perf_counter()
+        recompiled(*inputs)
+        torch.cuda.synchronize()
+        warm = (time.perf_counter() - start) * 1e3
+        ms = kernel_ms(recompiled, inputs)
+        gbs = nbytes / (ms * 1e6)
+        tflops = flops / (ms * 1e9) if flops else 0.0
+        shape = "[" + ",".join(str(d) for d in shapes[0]) + "]"
+        print(f"{name:<18} {dtype_name:<5} {shape:<14} {cold:9.1f} {warm:9.1f} {eager:9.3f} "
+              f"{ms:9.3f} {gbs:8.0f} {100 * gbs / copy:6.0f}% {tflops:8.2f}", flush=True)
+        results.append({"case": name, "dtype": dtype_name, "shape": shape,
+                        "cold_compile_ms": cold, "warm_compile_ms": warm, "eager_ms": eager,
+                        "kernel_ms": ms, "gb_per_s": gbs, "copy_gb_per_s": copy,
+                        "tflops": tflops, "torch": torch.__version__, "device": props.name})
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,90 @@
+// Planted faults (testing only) fire exactly where their op or pattern is.
+#include <csignal>
+
+#include "absl/strings/str_cat.h"
+#include "compiler/driver/compile.h"
+#include "compiler/driver/compile_test_util.h"
+#include "compiler/ir/parser.h"
+#include "gtest/gtest.h"
+
+namespace rk::compiler {
+namespace {
+
+constexpr char kWithRelu[] = R"(graph @g(%x: f32[4,50]) {
+  %e = exp(%x) : f32[4,50]
+  %r = relu(%x) : f32[4,50]
+  %a = add(%e, %r) : f32[4,50]
+  return %a
+})";
+constexpr char kWithoutRelu[] = R"(graph @g(%x: f32[4,50]) {
+  %e = exp(%x) : f32[4,50]
+  %a = add(%e, %x) : f32[4,50]
+  return %a
+})";
+constexpr char kSoftmax[] = R"(graph @g(%x: f32[8,64]) {
+  %m = reduce_max(%x) {axes=[1], keepdim=true} : f32[8,1]
+  %d = sub(%x, %m) : f32[8,64]
+  %e = exp(%d) : f32[8,64]
+  %s = reduce_sum(%e) {axes=[1], keepdim=true} : f32[8,1]
+  %y = div(%e, %s) : f32[8,64]
+  return %y
+})";
+
+CompileOptions WithFault(const std::string& fault) {
+  CompileOptions options;
+  options.faults = {fault};
+  return options;
+}
+
+std::string Mismatch(const std::string& text, const std::string& fault) {
+  absl::StatusOr<std::string> m = CompareWithReference(text, WithFault(fault), 1e-5);
+  EXPECT_TRUE(m.ok()) << m.status();
+  return m.ok() ? *m : "error";
+}
+
+TEST(CompileFaultsTest, AccuracyOnlyWhereTheOpIs) {
+  EXPECT_NE(Mismatch(kWithRelu, "relu:accuracy"), "");
+  EXPECT_EQ(Mismatch(kWithoutRelu, "relu:accuracy"), "");
+}
+
+TEST(CompileFaultsTest, DropLastAndWrongIndex) {
+  EXPECT_NE(Mismatch(kSoftmax, "reduce_sum:drop_last"), "");
+  EXPECT_EQ(Mismatch(kWithRelu, "reduce_sum:drop_last"), "");
+  EXPECT_NE(Mismatch(kSoftmax, "fuse:wrong_index"), "");
+  EXPECT_EQ(Mismatch(kWithRelu, "fuse:wrong_index"), "");
+}
+
+TEST(CompileFaultsTest, CompileErrorOnlyWhereTheOpIs) {
+  absl::StatusOr<Graph> with = Parse(kWithRelu);
+  absl::StatusOr<Graph> without = Parse(kWithoutRelu);
+  ASSERT_TRUE(with.ok() && without.ok());
+  EXPECT_EQ(Compile(*with, WithFault("relu:compile_error")).status().code(),
+            absl::StatusCode::kInternal);
+  EXPECT_TRUE(Compile(*without, WithFault("relu:compile_error")).ok());
+}
+
+TEST(CompileFaultsTest, NondeterministicVariesAcrossRuns) {
+  absl::StatusOr<Graph> graph = Parse(kWithRelu);
+  ASSERT_TRUE(graph.ok());
+  absl::StatusOr<Executable> exe = Compile(*graph, WithFault("relu:nondeterministic"));
+  ASSERT_TRUE(exe.ok()) << exe.status();
+  std::vector<HostTensor> inputs = SeededInputs(*graph, 1);
+  auto a = exe->Run(inputs);
+  auto b = exe->Run(inputs);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_FALSE((*a)[0].BitwiseEqual((*b)[0]));
+  EXPECT_EQ(Mismatch(kWithoutRelu, "relu:nondeterministic"), "");
+}
+
+TEST(CompileFaultsTest, RuntimeCrashOnlyWhereTheOpIs) {
+  EXPECT_EQ(Mismatch(kWithoutRelu, "relu:runtime_crash"), "");
+  absl::StatusOr<Graph> graph = Parse(kWithRelu);
+  ASSERT_TRUE(graph.ok());
+  absl::StatusOr<Executable> exe = Compile(*graph, WithFault("relu:runtime_crash"));
+  ASSERT_TRUE(exe.ok()) << exe.status();
+  std::vector<HostTensor> inputs = SeededInputs(*graph, 1);
+  EXPECT_EXIT((void)exe->Run(inputs), ::testing::KilledBySignal(SIGSEGV), "");
+}
+
+}  // namespace
+}  // namespace rk::compiler

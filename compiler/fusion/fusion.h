@@ -1,0 +1,66 @@
+// Fusion: partitions an optimized graph into groups, each compiled to one
+// kernel (compiler/kernel/).
+//
+// Rules (docs/COMPILER.md has the rationale):
+// - Elementwise ops, casts, full, iota and layout ops (reshape, transpose,
+//   broadcast_to, slice, squeeze, unsqueeze) fuse into their users' group when
+//   all users are in one group; layout ops act as index maps there.
+// - A node used by several groups is materialized (gets a buffer), except
+//   trivially cheap ones (layout, full, iota), which are recomputed in each.
+// - A reduction is the root of its group, with its elementwise prologue
+//   computed inline. It may instead join its users' elementwise group as the
+//   group's reduction, the epilogue, when every path from it to the root is
+//   elementwise and the root has either its shape (computed once per output
+//   element) or its operand's shape with the reduced axes trailing and keepdim
+//   (broadcast back, as in x - max(x)): the reduction then runs once per outer
+//   iteration and is never recomputed.
+// - Matmul and concat are roots of their own groups; a matmul's operands fuse
+//   only cheap layout ops (a transposed operand becomes strides).
+// - Graph outputs, inputs and constants are always materialized.
+// Every fusion decision is an optional application of pass "fuse"
+// (PassContext::ShouldApply), so bisection can find a bad one; a refused
+// decision materializes the node.
+//
+// Tested by compiler/fusion/fusion_test.cc.
+#ifndef REPROKIT_COMPILER_FUSION_FUSION_H_
+#define REPROKIT_COMPILER_FUSION_FUSION_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "compiler/ir/graph.h"
+#include "compiler/passes/pass_manager.h"
+
+namespace rk::compiler::fusion {
+
+enum class GroupKind { kElementwise, kReduction, kMatmul, kConcat };
+
+struct FusionGroup {
+  GroupKind kind = GroupKind::kElementwise;
+  NodeId root;                  // the materialized node the group computes
+  std::vector<NodeId> members;  // nodes computed inline (sorted), root excluded
+  // An elementwise group's fused reduction (epilogue fusion), else invalid.
+  NodeId reduction;
+  // With a fused reduction: how many leading root dims enclose it (the
+  // reduction runs once per iteration of those loops).
+  int outer_dims = 0;
+  // The fuse:wrong_index fault applies to this group.
+  bool wrong_index = false;
+  std::string detail;  // e.g. "%41 (reduce_sum) + epilogue %42 (div)"
+};
+
+struct FusionPlan {
+  std::vector<FusionGroup> groups;  // in execution order
+  // Per node: whether it has a buffer (inputs, constants, group roots).
+  std::vector<bool> materialized;
+};
+
+absl::StatusOr<FusionPlan> PlanFusion(const Graph& graph, PassContext& context);
+
+// One line per group, for dumps and `reprokit compile`.
+std::string PrintFusionPlan(const Graph& graph, const FusionPlan& plan);
+
+}  // namespace rk::compiler::fusion
+
+#endif  // REPROKIT_COMPILER_FUSION_FUSION_H_

@@ -1,0 +1,62 @@
+// A compiled program on the GPU: its PTX loaded through the driver
+// (cuda_driver.h), constants uploaded once, and Run on host tensors: inputs
+// copied in, the kernels launched in order on the shapes ptx_compiler.h chose,
+// outputs copied back. A failing kernel (e.g. the runtime_crash fault's bad
+// address) surfaces as the driver's error, named with the kernel; such
+// errors leave the CUDA context unusable for the rest of the process.
+//
+// Tested by compiler/gpu/cuda_program_test.cc (skips without a GPU).
+#ifndef REPROKIT_COMPILER_GPU_CUDA_PROGRAM_H_
+#define REPROKIT_COMPILER_GPU_CUDA_PROGRAM_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "compiler/gpu/cuda_driver.h"
+#include "compiler/gpu/ptx_compiler.h"
+#include "compiler/ir/tensor.h"
+#include "compiler/kernel/kernel_ir.h"
+
+namespace rk::compiler::gpu {
+
+class CudaProgram {
+ public:
+  // Unavailable without a driver or GPU. `program` must outlive the result.
+  // With keep_cubin the module goes through the driver's linker and cubin()
+  // holds the machine code.
+  static absl::StatusOr<std::unique_ptr<CudaProgram>> Load(const kernel::Program& program,
+                                                           PtxProgram ptx, bool keep_cubin);
+
+  // Inputs of exactly `input_types` (InvalidArgument otherwise).
+  absl::StatusOr<std::vector<HostTensor>> Run(absl::Span<const TensorType> input_types,
+                                              absl::Span<const HostTensor> inputs) const;
+
+  // GPU milliseconds per execution of all kernels with the inputs already on
+  // the device: the mean over `iterations` back-to-back executions between
+  // two events, after a warm-up execution.
+  absl::StatusOr<double> TimeKernelsMs(absl::Span<const HostTensor> inputs, int iterations) const;
+
+  const PtxProgram& ptx() const { return ptx_; }
+  const std::string& cubin() const { return module_->cubin(); }
+  CudaDevice* device() const { return device_; }
+
+ private:
+  struct DeviceState;  // buffers of one execution
+  CudaProgram() = default;
+  absl::StatusOr<std::unique_ptr<DeviceState>> Prepare(absl::Span<const HostTensor> inputs) const;
+  absl::Status LaunchAll(const DeviceState& state, int64_t run_counter) const;
+
+  const kernel::Program* program_ = nullptr;
+  CudaDevice* device_ = nullptr;
+  PtxProgram ptx_;
+  std::shared_ptr<CudaModule> module_;
+  std::vector<void*> functions_;         // per kernel
+  std::vector<DeviceBuffer> constants_;  // by constant index
+};
+
+}  // namespace rk::compiler::gpu
+
+#endif  // REPROKIT_COMPILER_GPU_CUDA_PROGRAM_H_

@@ -1,0 +1,321 @@
+// device=cuda end to end: compiled GPU code against the reference
+// interpreter (every op family, f32/f16/bf16, row reductions short and long,
+// softmax, layer_norm, tiled matmul), planted faults, and the Unavailable path.
+// GPU tests skip with the driver's reason where there is no GPU.
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "compiler/driver/compile.h"
+#include "compiler/driver/compile_test_util.h"
+#include "compiler/gpu/cuda_driver.h"
+#include "compiler/ir/parser.h"
+#include "gtest/gtest.h"
+
+namespace rk::compiler {
+namespace {
+
+#define REQUIRE_GPU()                                                              \
+  do {                                                                             \
+    absl::StatusOr<gpu::CudaDevice*> device = gpu::CudaDevice::Get();              \
+    if (!device.ok()) GTEST_SKIP() << "no GPU: " << device.status().message();     \
+  } while (0)
+
+const char* const kFloatTypes[] = {"f32", "f16", "bf16"};
+
+double Tolerance(const std::string& dtype) {
+  if (dtype == "f16") return 2e-3;
+  if (dtype == "bf16") return 1.6e-2;
+  if (dtype == "f64") return 1e-12;
+  return 1e-5;
+}
+
+CompileOptions Cuda() {
+  CompileOptions options;
+  options.device = "cuda";
+  return options;
+}
+
+void Check(const std::string& text, double rtol, CompileOptions options = Cuda(),
+           const RandomSpec& spec = {}) {
+  SCOPED_TRACE(text);
+  options.device = "cuda";
+  absl::StatusOr<std::string> mismatch = CompareWithReference(text, options, rtol, spec);
+  ASSERT_TRUE(mismatch.ok()) << mismatch.status();
+  EXPECT_EQ(*mismatch, "");
+}
+
+std::string Mismatch(const std::string& text, const std::string& fault) {
+  CompileOptions options = Cuda();
+  options.faults = {fault};
+  absl::StatusOr<std::string> m = CompareWithReference(text, options, 1e-5);
+  EXPECT_TRUE(m.ok()) << m.status();
+  return m.ok() ? *m : "error";
+}
+
+constexpr char kSoftmax[] = R"(graph @g(%x: f32[8,640]) {
+  %m = reduce_max(%x) {axes=[1], keepdim=true} : f32[8,1]
+  %d = sub(%x, %m) : f32[8,640]
+  %e = exp(%d) : f32[8,640]
+  %s = reduce_sum(%e) {axes=[1], keepdim=true} : f32[8,1]
+  %y = div(%e, %s) : f32[8,640]
+  return %y
+})";
+constexpr char kWithRelu[] = R"(graph @g(%x: f32[4,50]) {
+  %e = exp(%x) : f32[4,50]
+  %r = relu(%x) : f32[4,50]
+  %a = add(%e, %r) : f32[4,50]
+  return %a
+})";
+
+TEST(CudaUnavailableTest, CompileSaysWhyWithoutAGpu) {
+  absl::StatusOr<Graph> graph = Parse(kWithRelu);
+  ASSERT_TRUE(graph.ok());
+  absl::StatusOr<Executable> exe = Compile(*graph, Cuda());
+  absl::StatusOr<gpu::CudaDevice*> device = gpu::CudaDevice::Get();
+  if (device.ok()) {
+    EXPECT_TRUE(exe.ok()) << exe.status();
+    return;
+  }
+  EXPECT_EQ(exe.status().code(), absl::StatusCode::kUnavailable);
+  const std::string message(exe.status().message());
+  EXPECT_TRUE(absl::StrContains(message, "no CUDA driver (libcuda.so.1 not found)") ||
+              absl::StrContains(message, "no GPU"))
+      << message;
+}
+
+TEST(CudaUnavailableTest, DumpsPtxEvenWithoutAGpu) {
+  const std::string dir = ::testing::TempDir() + "/cuda_dump";
+  std::filesystem::create_directories(dir);
+  absl::StatusOr<Graph> graph = Parse(kSoftmax);
+  ASSERT_TRUE(graph.ok());
+  CompileOptions options = Cuda();
+  options.dump_dir = dir;
+  (void)Compile(*graph, options);
+  for (const char* name : {"fusion.txt", "kernels.txt", "llvm_after_opt.ll", "kernels.ptx",
+                           "launches.txt"}) {
+    EXPECT_TRUE(std::filesystem::exists(dir + "/" + name)) << name;
+  }
+  std::ifstream ptx(dir + "/kernels.ptx");
+  std::string text((std::istreambuf_iterator<char>(ptx)), std::istreambuf_iterator<char>());
+  EXPECT_TRUE(absl::StrContains(text, ".entry rk_k0"));
+  EXPECT_TRUE(absl::StrContains(text, "shfl.sync.bfly"));
+}
+
+TEST(CudaDiffTest, UnaryOpsEveryFloatType) {
+  REQUIRE_GPU();
+  const char* const ops[] = {"neg", "abs",  "exp",     "log", "sqrt", "rsqrt", "reciprocal",
+                             "tanh", "sigmoid", "relu", "erf", "sin",  "cos",   "gelu"};
+  for (const char* dtype : {"f32", "f64", "f16", "bf16"}) {
+    for (const char* op : ops) {
+      const std::string t = absl::StrCat(dtype, "[3,37]");
+      const std::string name(op);
+      RandomSpec spec;
+      spec.low = name == "log" || name == "sqrt" || name == "rsqrt" ? 0.1 : -3;
+      spec.high = 3;
+      Check(absl::StrCat("graph @g(%x: ", t, ") {\n %y = ", op, "(%x) : ", t, "\n return %y\n}"),
+            Tolerance(dtype), Cuda(), spec);
+    }
+  }
+}
+
+TEST(CudaDiffTest, BinaryCompareWhereAndCasts) {
+  REQUIRE_GPU();
+  for (const char* dtype : {"f32", "f16", "bf16", "i32", "i64"}) {
+    for (const char* op : {"add", "sub", "mul", "div", "maximum", "minimum", "pow"}) {
+      const bool is_int = dtype[0] == 'i';
+      if (is_int && std::string(op) == "pow") continue;
+      RandomSpec spec;
+      spec.low = std::string(op) == "pow" ? 0.1 : -3;
+      spec.high = 3;
+      Check(absl::StrCat("graph @g(%x: ", dtype, "[4,1,19], %y: ", dtype, "[3,1]) {\n %z = ", op,
+                         "(%x, %y) : ", dtype, "[4,3,19]\n return %z\n}"),
+            is_int ? 0 : Tolerance(dtype), Cuda(), spec);
+    }
+  }
+  Check(R"(graph @g(%a: bool[5,8], %b: bool[8], %x: f32[5,8], %y: f32[]) {
+    %c = and(%a, %b) : bool[5,8]
+    %n = not(%c) : bool[5,8]
+    %l = lt(%x, %y) : bool[5,8]
+    %o = or(%n, %l) : bool[5,8]
+    %w = where(%o, %x, %y) : f32[5,8]
+    return %w, %o
+  })",
+        0);
+  const char* const types[] = {"f16", "bf16", "f32", "f64", "i32", "i64", "bool"};
+  for (const char* from : types) {
+    for (const char* to : types) {
+      if (std::string(from) == to) continue;
+      RandomSpec spec;
+      spec.low = -40;
+      spec.high = 40;
+      Check(absl::StrCat("graph @g(%x: ", from, "[3,11]) {\n %y = cast(%x) {dtype=", to, "} : ",
+                         to, "[3,11]\n return %y\n}"),
+            0, Cuda(), spec);
+    }
+  }
+}
+
+TEST(CudaDiffTest, LargeFusedElementwiseChain) {
+  REQUIRE_GPU();
+  for (const char* dtype : kFloatTypes) {
+    Check(absl::StrCat("graph @g(%x: ", dtype, "[2048,1031], %b: ", dtype, "[1031]) {\n",
+                       " %a = add(%x, %b) : ", dtype, "[2048,1031]\n",
+                       " %g = gelu(%a) : ", dtype, "[2048,1031]\n",
+                       " %m = mul(%g, %x) : ", dtype, "[2048,1031]\n",
+                       " %t = tanh(%m) : ", dtype, "[2048,1031]\n return %t\n}"),
+          Tolerance(dtype));
+  }
+}
+
+TEST(CudaDiffTest, ReductionsShortLongAndFull) {
+  REQUIRE_GPU();
+  for (const char* dtype : {"f32", "f16", "bf16", "i32"}) {
+    for (const char* op : {"reduce_sum", "reduce_mean", "reduce_max", "reduce_min"}) {
+      if (dtype[0] == 'i' && std::string(op) == "reduce_mean") continue;
+      for (int cols : {5, 33, 1000, 5003}) {
+        Check(absl::StrCat("graph @g(%x: ", dtype, "[6,", cols, "]) {\n %y = ", op,
+                           "(%x) {axes=[1], keepdim=false} : ", dtype, "[6]\n return %y\n}"),
+              dtype[0] == 'i' ? 0 : Tolerance(dtype));
+      }
+      Check(absl::StrCat("graph @g(%x: ", dtype, "[40,33,5]) {\n %y = ", op,
+                         "(%x) {axes=[0,2], keepdim=true} : ", dtype, "[1,33,1]\n return %y\n}"),
+            dtype[0] == 'i' ? 0 : Tolerance(dtype));
+    }
+  }
+  Check(R"(graph @g(%x: f32[7,3001], %z: f32[300000]) {
+    %a = argmax(%x) {axis=1, keepdim=false} : i64[7]
+    %b = argmax(%x) {axis=0, keepdim=true} : i64[1,3001]
+    %s = reduce_sum(%z) {axes=[0], keepdim=false} : f32[]
+    return %a, %b, %s
+  })",
+        1e-5);
+}
+
+TEST(CudaDiffTest, SoftmaxAndLayerNorm) {
+  REQUIRE_GPU();
+  for (const char* dtype : kFloatTypes) {
+    for (const char* shape : {"16,67", "64,1024", "3,8192"}) {
+      const std::string t = absl::StrCat(dtype, "[", shape, "]");
+      const std::string last = std::string(shape).substr(std::string(shape).find(',') + 1);
+      const std::string v = absl::StrCat(dtype, "[", last, "]");
+      Check(absl::StrCat("graph @g(%x: ", t, ", %g: ", v, ", %b: ", v, ") {\n",
+                         " %s = softmax(%x) {axis=1} : ", t, "\n",
+                         " %l = log_softmax(%x) {axis=-1} : ", t, "\n",
+                         " %n = layer_norm(%x, %g, %b) {axis=1, eps=1e-5} : ", t, "\n",
+                         " %r = rms_norm(%x, %g) {axis=1, eps=1e-5} : ", t, "\n",
+                         " return %s, %l, %n, %r\n}"),
+            std::string(dtype) == "f32" ? 5e-5 : Tolerance(dtype));
+    }
+  }
+}
+
+TEST(CudaDiffTest, Matmul) {
+  REQUIRE_GPU();
+  for (const char* dtype : {"f32", "f16", "bf16", "i32", "f64"}) {
+    Check(absl::StrCat("graph @g(%a: ", dtype, "[3,1,9,17], %b: ", dtype, "[4,17,5]) {\n",
+                       " %c = matmul(%a, %b) : ", dtype, "[3,4,9,5]\n return %c\n}"),
+          dtype[0] == 'i' ? 0 : Tolerance(dtype));
+    Check(absl::StrCat("graph @g(%a: ", dtype, "[130,257], %b: ", dtype, "[257,97]) {\n",
+                       " %c = matmul(%a, %b) : ", dtype, "[130,97]\n return %c\n}"),
+          dtype[0] == 'i' ? 0 : Tolerance(dtype));
+  }
+  Check(R"(graph @g(%a: f32[9,17], %b: f32[5,17]) {
+    %t = transpose(%b) {perm=[1,0]} : f32[17,5]
+    %e = exp(%a) : f32[9,17]
+    %c = matmul(%e, %t) : f32[9,5]
+    %r = relu(%c) : f32[9,5]
+    return %r
+  })",
+        1e-5);
+  CompileOptions fast = Cuda();
+  fast.fast_math = true;
+  Check(R"(graph @g(%a: f32[512,384], %b: f32[384,256]) {
+    %c = matmul(%a, %b) : f32[512,256]
+    return %c
+  })",
+        1e-4, fast);
+}
+
+TEST(CudaDiffTest, NumericsOptionsAndUnfused) {
+  REQUIRE_GPU();
+  const std::string text = R"(graph @g(%x: f32[64,131]) {
+    %e = exp(%x) : f32[64,131]
+    %t = tanh(%e) : f32[64,131]
+    %s = reduce_sum(%t) {axes=[1], keepdim=true} : f32[64,1]
+    %d = div(%t, %s) : f32[64,131]
+    return %d
+  })";
+  CompileOptions fast = Cuda();
+  fast.fast_math = true;
+  Check(text, 1e-4, fast);
+  CompileOptions low = Cuda();
+  low.low_precision = true;
+  Check(R"(graph @g(%x: f16[16,40], %y: bf16[40]) {
+    %e = exp(%x) : f16[16,40]
+    %m = mul(%e, %x) : f16[16,40]
+    %c = cast(%y) {dtype=f16} : f16[40]
+    %a = add(%m, %c) : f16[16,40]
+    return %a
+  })",
+        2e-3, low);
+  CompileOptions unfused = Cuda();
+  unfused.opt_level = 0;
+  Check(text, 1e-5, unfused);
+  Check(R"(graph @g(%x: f32[0,5], %y: f32[5]) {
+    %a = add(%x, %y) : f32[0,5]
+    %s = reduce_sum(%x) {axes=[0], keepdim=false} : f32[5]
+    return %a, %s
+  })",
+        1e-5);
+}
+
+TEST(CudaFaultsTest, FaultsFireOnlyWhereTheirOpIs) {
+  REQUIRE_GPU();
+  EXPECT_NE(Mismatch(kWithRelu, "relu:accuracy"), "");
+  EXPECT_EQ(Mismatch(kSoftmax, "relu:accuracy"), "");
+  EXPECT_NE(Mismatch(kSoftmax, "reduce_sum:drop_last"), "");
+  EXPECT_EQ(Mismatch(kWithRelu, "reduce_sum:drop_last"), "");
+  EXPECT_NE(Mismatch(kSoftmax, "fuse:wrong_index"), "");
+  EXPECT_EQ(Mismatch(kWithRelu, "fuse:wrong_index"), "");
+  EXPECT_EQ(Mismatch(kSoftmax, "relu:runtime_crash"), "");
+}
+
+TEST(CudaFaultsTest, NondeterministicVariesAcrossRuns) {
+  REQUIRE_GPU();
+  absl::StatusOr<Graph> graph = Parse(kWithRelu);
+  ASSERT_TRUE(graph.ok());
+  CompileOptions options = Cuda();
+  options.faults = {"relu:nondeterministic"};
+  absl::StatusOr<Executable> exe = Compile(*graph, options);
+  ASSERT_TRUE(exe.ok()) << exe.status();
+  std::vector<HostTensor> inputs = SeededInputs(*graph, 1);
+  auto a = exe->Run(inputs);
+  auto b = exe->Run(inputs);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_FALSE((*a)[0].BitwiseEqual((*b)[0]));
+}
+
+// A bad address poisons the process's CUDA context, so the crash runs in a
+// fresh child process.
+TEST(CudaFaultsTest, RuntimeCrashIsAnIllegalAddress) {
+  REQUIRE_GPU();
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        absl::StatusOr<Graph> graph = Parse(kWithRelu);
+        CompileOptions options = Cuda();
+        options.faults = {"relu:runtime_crash"};
+        absl::StatusOr<Executable> exe = Compile(*graph, options);
+        if (!exe.ok()) std::exit(2);
+        absl::StatusOr<std::vector<HostTensor>> out = exe->Run(SeededInputs(*graph, 1));
+        std::fprintf(stderr, "%s\n", out.status().ToString().c_str());
+        std::exit(out.ok() ? 0 : 3);
+      },
+      ::testing::ExitedWithCode(3), "CUDA_ERROR_ILLEGAL_ADDRESS");
+}
+
+}  // namespace
+}  // namespace rk::compiler

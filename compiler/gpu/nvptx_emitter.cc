@@ -1,0 +1,419 @@
+#include "compiler/gpu/nvptx_emitter.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
+#include "absl/strings/str_cat.h"
+#include "compiler/gpu/nvptx_kernel.h"
+#include "llvm/IR/IntrinsicsNVPTX.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace rk::compiler::gpu {
+
+using kernel::Stmt;
+using kernel::StmtKind;
+
+namespace {
+
+std::vector<int32_t> KernelBuffers(const kernel::Kernel& k) {
+  std::vector<int32_t> all = k.reads;
+  all.insert(all.end(), k.writes.begin(), k.writes.end());
+  std::sort(all.begin(), all.end());
+  all.erase(std::unique(all.begin(), all.end()), all.end());
+  return all;
+}
+
+void Annotate(llvm::Module& module, llvm::Function* fn, const char* key, int value) {
+  llvm::LLVMContext& ctx = module.getContext();
+  llvm::Metadata* ops[] = {
+      llvm::ValueAsMetadata::get(fn), llvm::MDString::get(ctx, key),
+      llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(llvm::Type::getInt32Ty(ctx), value))};
+  module.getOrInsertNamedMetadata("nvvm.annotations")->addOperand(llvm::MDNode::get(ctx, ops));
+}
+
+// Truncates toward zero and wraps modulo 2^64 (NaN/Inf -> 0), as the host
+// runtime's rk_double_to_i64_wrapped does.
+void DefineDoubleToI64Wrapped(llvm::Module& module) {
+  llvm::Function* fn = module.getFunction("rk_double_to_i64_wrapped");
+  if (fn == nullptr || !fn->isDeclaration()) return;
+  fn->setLinkage(llvm::Function::InternalLinkage);
+  fn->addFnAttr(llvm::Attribute::AlwaysInline);
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(module.getContext(), "entry", fn));
+  llvm::Value* v = fn->getArg(0);
+  auto c = [&](double x) { return llvm::ConstantFP::get(b.getDoubleTy(), x); };
+  const double two63 = 9223372036854775808.0, two64 = 18446744073709551616.0;
+  llvm::Value* finite = b.CreateFCmpONE(b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, v),
+                                        c(HUGE_VAL));
+  llvm::Value* t = b.CreateUnaryIntrinsic(llvm::Intrinsic::trunc, v);
+  llvm::Value* in_range = b.CreateAnd(b.CreateFCmpOGE(t, c(-two63)), b.CreateFCmpOLT(t, c(two63)));
+  llvm::Value* safe_t = b.CreateSelect(in_range, t, c(0));
+  llvm::Value* small = b.CreateFPToSI(safe_t, b.getInt64Ty());
+  llvm::Value* q = b.CreateUnaryIntrinsic(llvm::Intrinsic::floor, b.CreateFMul(t, c(1 / two64)));
+  llvm::Value* m = b.CreateFSub(t, b.CreateFMul(q, c(two64)));
+  llvm::Value* high = b.CreateFCmpOGE(m, c(two63));
+  llvm::Value* low_part = b.CreateSelect(high, b.CreateFSub(m, c(two63)), m);
+  llvm::Value* safe_low = b.CreateSelect(b.CreateAnd(finite, b.CreateNot(in_range)), low_part, c(0));
+  llvm::Value* u = b.CreateFPToUI(safe_low, b.getInt64Ty());
+  u = b.CreateSelect(high, b.CreateAdd(u, b.getInt64(INT64_MIN)), u);
+  llvm::Value* r = b.CreateSelect(in_range, small, u);
+  b.CreateRet(b.CreateSelect(finite, r, b.getInt64(0)));
+}
+
+}  // namespace
+
+NvptxKernel::NvptxKernel(llvm::Module& module, const codegen::CodegenOptions& options,
+                         const kernel::Program& program, kernel::Kernel kernel, KernelShape shape)
+    : module_(module), ctx_(module.getContext()), b_(ctx_), options_(options),
+      program_(program), kernel_(std::move(kernel)), shape_(std::move(shape)),
+      values_(b_, module, options_, program_, kernel_) {}
+
+void NvptxKernel::Begin(KernelLaunch& launch) {
+  launch.entry = "rk_" + kernel_.name;
+  launch.form = shape_.form;
+  launch.work = shape_.work;
+  launch.buffers = KernelBuffers(kernel_);
+  std::vector<llvm::Type*> params(launch.buffers.size(), b_.getPtrTy());
+  params.push_back(b_.getInt64Ty());  // run counter
+  auto* type = llvm::FunctionType::get(b_.getVoidTy(), params, false);
+  fn_ = llvm::Function::Create(type, llvm::Function::ExternalLinkage, launch.entry, module_);
+  fn_->addFnAttr(llvm::Attribute::NoUnwind);
+  Annotate(module_, fn_, "kernel", 1);
+  values_.buffers.assign(program_.buffers.size(), nullptr);
+  for (size_t i = 0; i < launch.buffers.size(); ++i) {
+    const unsigned arg = static_cast<unsigned>(i);
+    fn_->addParamAttr(arg, llvm::Attribute::NoAlias);
+    const auto& writes = kernel_.writes;
+    if (!std::binary_search(writes.begin(), writes.end(), launch.buffers[i])) {
+      fn_->addParamAttr(arg, llvm::Attribute::ReadOnly);
+    }
+    values_.buffers[launch.buffers[i]] = fn_->getArg(arg);
+  }
+  values_.run_counter = fn_->getArg(static_cast<unsigned>(launch.buffers.size()));
+  entry_block_ = llvm::BasicBlock::Create(ctx_, "entry", fn_);
+  b_.SetInsertPoint(entry_block_);
+  if (options_.fast_math) {
+    llvm::FastMathFlags flags;
+    flags.setAllowReassoc();
+    flags.setAllowContract();
+    flags.setApproxFunc();
+    flags.setAllowReciprocal();
+    b_.setFastMathFlags(flags);
+  }
+  for (DType acc : kernel_.accumulators) {
+    values_.accs.push_back(b_.CreateAlloca(values_.ComputeType(acc)));
+  }
+  for (int32_t local : kernel_.locals) {
+    if (shape_.form == KernelForm::kMatmul) break;  // the tiles replace the row
+    const auto& buf = program_.buffers[local];
+    values_.buffers[local] = b_.CreateAlloca(values_.StorageType(buf.type.dtype),
+                                             b_.getInt64(buf.type.num_elements()));
+  }
+  values_.vars.assign(kernel_.num_vars, b_.getInt64(0));
+  if (shape_.null_load) {
+    llvm::Value* bad = b_.CreateIntToPtr(b_.getInt64(8), b_.getPtrTy());
+    b_.CreateLoad(b_.getInt32Ty(), bad, /*isVolatile=*/true);
+  }
+}
+
+void NvptxKernel::Emit(KernelLaunch& launch) {
+  Begin(launch);
+  switch (shape_.form) {
+    case KernelForm::kGridStride:
+      launch.block = {kGridStrideThreads, 1, 1};
+      Annotate(module_, fn_, "maxntidx", kGridStrideThreads);
+      EmitGridStride();
+      break;
+    case KernelForm::kRowReduction: EmitRowReduction(launch); break;
+    case KernelForm::kMatmul:
+      Annotate(module_, fn_, "maxntidx", kMatmulTile / 4);
+      Annotate(module_, fn_, "maxntidy", kMatmulTile / 4);
+      EmitMatmul(launch);
+      break;
+  }
+  b_.CreateRetVoid();
+}
+
+llvm::Value* NvptxKernel::Special(unsigned intrinsic) {
+  llvm::Function* f = llvm::Intrinsic::getDeclaration(&module_, intrinsic);
+  return b_.CreateZExt(b_.CreateCall(f), b_.getInt64Ty());
+}
+
+void NvptxKernel::Barrier() {
+  b_.CreateCall(llvm::Intrinsic::getDeclaration(&module_, llvm::Intrinsic::nvvm_barrier0));
+}
+
+llvm::Value* NvptxKernel::SharedArray(llvm::Type* element, int64_t count, const char* name) {
+  auto* type = llvm::ArrayType::get(element, count);
+  return new llvm::GlobalVariable(module_, type, false, llvm::GlobalValue::InternalLinkage,
+                                  llvm::UndefValue::get(type), absl::StrCat(fn_->getName().str(), "_", name),
+                                  nullptr, llvm::GlobalValue::NotThreadLocal, 3);
+}
+
+void NvptxKernel::If(llvm::Value* cond, const std::function<void()>& then) {
+  llvm::BasicBlock* yes = llvm::BasicBlock::Create(ctx_, "then", fn_);
+  llvm::BasicBlock* done = llvm::BasicBlock::Create(ctx_, "endif", fn_);
+  b_.CreateCondBr(cond, yes, done);
+  b_.SetInsertPoint(yes);
+  then();
+  b_.CreateBr(done);
+  b_.SetInsertPoint(done);
+  values_.ClearCache();
+}
+
+void NvptxKernel::ForLoop(llvm::Value* lo, llvm::Value* hi, llvm::Value* step,
+                          const std::function<void(llvm::Value*)>& body, bool unroll) {
+  llvm::BasicBlock* pre = b_.GetInsertBlock();
+  llvm::BasicBlock* loop = llvm::BasicBlock::Create(ctx_, "loop", fn_);
+  llvm::BasicBlock* exit = llvm::BasicBlock::Create(ctx_, "after", fn_);
+  b_.CreateCondBr(b_.CreateICmpSLT(lo, hi), loop, exit);
+  b_.SetInsertPoint(loop);
+  llvm::PHINode* iv = b_.CreatePHI(b_.getInt64Ty(), 2);
+  iv->addIncoming(lo, pre);
+  values_.ClearCache();
+  body(iv);
+  llvm::Value* next = b_.CreateAdd(iv, step, "", true, true);
+  llvm::BranchInst* br = b_.CreateCondBr(b_.CreateICmpSLT(next, hi), loop, exit);
+  if (!unroll) {
+    // Unrolling these loops costs compile time and buys little: the
+    // parallelism is across threads, and the matmul step is unrolled by hand.
+    llvm::TempMDTuple temp = llvm::MDNode::getTemporary(ctx_, {});
+    llvm::Metadata* ops[] = {temp.get(), llvm::MDNode::get(ctx_, {llvm::MDString::get(
+                                                                   ctx_, "llvm.loop.unroll.disable")})};
+    llvm::MDNode* md = llvm::MDNode::getDistinct(ctx_, ops);
+    md->replaceOperandWith(0, md);
+    br->setMetadata(llvm::LLVMContext::MD_loop, md);
+  }
+  iv->addIncoming(next, b_.GetInsertBlock());
+  b_.SetInsertPoint(exit);
+  values_.ClearCache();
+}
+
+void NvptxKernel::SetChainVars(const LoopChain& chain, llvm::Value* flat) {
+  values_.ClearCache();
+  if (chain.loops.empty()) return;
+  // 32-bit index arithmetic when it fits: division by constants is cheaper.
+  const bool narrow = chain.points < (int64_t{1} << 31);
+  llvm::Type* t = narrow ? b_.getInt32Ty() : b_.getInt64Ty();
+  llvm::Value* rest = narrow ? b_.CreateTrunc(flat, t) : flat;
+  for (size_t i = chain.loops.size(); i-- > 0;) {
+    const Stmt& loop = *chain.loops[i];
+    llvm::Value* v = rest;
+    if (i > 0) {
+      llvm::Value* extent = llvm::ConstantInt::get(t, loop.extent);
+      v = b_.CreateURem(rest, extent);
+      rest = b_.CreateUDiv(rest, extent);
+    }
+    values_.vars[loop.var] = narrow ? b_.CreateZExt(v, b_.getInt64Ty()) : v;
+  }
+}
+
+void NvptxKernel::StridedChain(const LoopChain& chain, llvm::Value* first, llvm::Value* step) {
+  if (chain.points <= 0) return;
+  ForLoop(first, b_.getInt64(chain.points), step, [&](llvm::Value* p) {
+    SetChainVars(chain, p);
+    EmitStmts(chain.body);
+  });
+}
+
+void NvptxKernel::EmitStmts(const std::vector<const Stmt*>& stmts) {
+  for (const Stmt* s : stmts) EmitStmt(*s);
+}
+
+void NvptxKernel::EmitStmt(const Stmt& s) {
+  values_.ClearCache();
+  switch (s.kind) {
+    case StmtKind::kLoop: {
+      if (s.extent <= 0) return;
+      ForLoop(b_.getInt64(0), b_.getInt64(s.extent), b_.getInt64(1), [&](llvm::Value* iv) {
+        values_.vars[s.var] = iv;
+        for (const Stmt& c : s.body) EmitStmt(c);
+      });
+      return;
+    }
+    case StmtKind::kStore: {
+      const DType dtype = program_.buffers[s.buffer].type.dtype;
+      llvm::Value* value = values_.ToStorage(values_.Emit(s.value), dtype);
+      b_.CreateStore(value, values_.Pointer(s.buffer, values_.Emit(s.index)));
+      return;
+    }
+    case StmtKind::kAccInit: b_.CreateStore(values_.Emit(s.value), values_.accs[s.acc]); return;
+    case StmtKind::kAccUpdate: {
+      const DType dtype = kernel_.accumulators[s.acc];
+      llvm::Value* acc = b_.CreateLoad(values_.ComputeType(dtype), values_.accs[s.acc]);
+      b_.CreateStore(values_.Combine(s.combine, dtype, acc, values_.Emit(s.value), false),
+                     values_.accs[s.acc]);
+      return;
+    }
+    case StmtKind::kArgmaxUpdate: {
+      const DType dtype = kernel_.accumulators[s.acc];
+      llvm::Value* best = b_.CreateLoad(values_.ComputeType(dtype), values_.accs[s.acc]);
+      llvm::Value* index = b_.CreateLoad(b_.getInt64Ty(), values_.accs[s.acc + 1]);
+      llvm::Value* v = values_.Emit(s.value);
+      llvm::Value* take = values_.ArgmaxTake(dtype, v, best);
+      b_.CreateStore(b_.CreateSelect(take, v, best), values_.accs[s.acc]);
+      b_.CreateStore(b_.CreateSelect(take, values_.Emit(s.index), index), values_.accs[s.acc + 1]);
+      return;
+    }
+    case StmtKind::kNullLoad: {
+      llvm::Value* bad = b_.CreateIntToPtr(b_.getInt64(8), b_.getPtrTy());
+      b_.CreateLoad(b_.getInt32Ty(), bad, /*isVolatile=*/true);
+      return;
+    }
+  }
+}
+
+void NvptxKernel::EmitGridStride() {
+  llvm::Value* ntid = Special(llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x);
+  llvm::Value* first = b_.CreateAdd(
+      b_.CreateMul(Special(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x), ntid),
+      Special(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x));
+  llvm::Value* step = b_.CreateMul(Special(llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x), ntid);
+  for (const LoopChain& phase : shape_.phases) StridedChain(phase, first, step);
+}
+
+llvm::Value* NvptxKernel::ShuffleXor(llvm::Value* v, int lane_mask) {
+  llvm::Type* t = v->getType();
+  llvm::Value* mask = b_.getInt32(0xffffffffu);
+  llvm::Value* lanes = b_.getInt32(lane_mask);
+  llvm::Value* clamp = b_.getInt32(31);
+  auto shfl_i32 = [&](llvm::Value* x) {
+    return b_.CreateCall(
+        llvm::Intrinsic::getDeclaration(&module_, llvm::Intrinsic::nvvm_shfl_sync_bfly_i32),
+        {mask, x, lanes, clamp});
+  };
+  if (t->isFloatTy()) {
+    return b_.CreateCall(
+        llvm::Intrinsic::getDeclaration(&module_, llvm::Intrinsic::nvvm_shfl_sync_bfly_f32),
+        {mask, v, lanes, clamp});
+  }
+  if (t->isIntegerTy(32)) return shfl_i32(v);
+  if (t->isIntegerTy(1)) return b_.CreateTrunc(shfl_i32(b_.CreateZExt(v, b_.getInt32Ty())), t);
+  // 64-bit values travel as two halves.
+  llvm::Value* bits = t->isIntegerTy(64) ? v : b_.CreateBitCast(v, b_.getInt64Ty());
+  llvm::Value* lo = shfl_i32(b_.CreateTrunc(bits, b_.getInt32Ty()));
+  llvm::Value* hi = shfl_i32(b_.CreateTrunc(b_.CreateLShr(bits, 32), b_.getInt32Ty()));
+  llvm::Value* joined = b_.CreateOr(b_.CreateZExt(lo, b_.getInt64Ty()),
+                                    b_.CreateShl(b_.CreateZExt(hi, b_.getInt64Ty()), 32));
+  return t->isIntegerTy(64) ? joined : b_.CreateBitCast(joined, t);
+}
+
+llvm::Value* NvptxKernel::CombineArgmax(DType dtype, llvm::Value* value, llvm::Value* index,
+                                        llvm::Value* other_value, llvm::Value* other_index,
+                                        llvm::Value** out_index) {
+  // The sequential scan keeps the first maximum (NaN counts as largest): the
+  // other partial wins if strictly better, or equally good at a lower index.
+  llvm::Value* better = values_.ArgmaxTake(dtype, other_value, value);
+  llvm::Value* worse = values_.ArgmaxTake(dtype, value, other_value);
+  llvm::Value* tie_lower = b_.CreateAnd(b_.CreateNot(worse), b_.CreateICmpSLT(other_index, index));
+  llvm::Value* take = b_.CreateOr(better, tie_lower);
+  *out_index = b_.CreateSelect(take, other_index, index);
+  return b_.CreateSelect(take, other_value, value);
+}
+
+void NvptxKernel::BlockCombine(const Stmt& update) {
+  const int threads = RowReductionThreads(shape_.row.reduce.points);
+  const int warps = threads / 32;
+  const DType dtype = kernel_.accumulators[update.acc];
+  const bool argmax = update.kind == StmtKind::kArgmaxUpdate;
+  llvm::Type* t = values_.ComputeType(dtype);
+  values_.ClearCache();
+  llvm::Value* v = b_.CreateLoad(t, values_.accs[update.acc]);
+  llvm::Value* idx = argmax ? b_.CreateLoad(b_.getInt64Ty(), values_.accs[update.acc + 1]) : nullptr;
+  auto combine = [&](llvm::Value* ov, llvm::Value* oi) {
+    if (argmax) {
+      v = CombineArgmax(dtype, v, idx, ov, oi, &idx);
+    } else {
+      v = values_.Combine(update.combine, dtype, v, ov, false);
+    }
+  };
+  for (int lane_mask = 16; lane_mask >= 1; lane_mask /= 2) {
+    llvm::Value* ov = ShuffleXor(v, lane_mask);
+    combine(ov, argmax ? ShuffleXor(idx, lane_mask) : nullptr);
+  }
+  if (warps > 1) {
+    llvm::Value* tid = Special(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x);
+    llvm::Value* shared_v = SharedArray(t, warps, "partials");
+    llvm::Value* shared_i = argmax ? SharedArray(b_.getInt64Ty(), warps, "indices") : nullptr;
+    auto* vt = llvm::ArrayType::get(t, warps);
+    auto* it = llvm::ArrayType::get(b_.getInt64Ty(), warps);
+    llvm::Value* warp = b_.CreateLShr(tid, 5);
+    llvm::Value* lane0 = b_.CreateICmpEQ(b_.CreateAnd(tid, 31), b_.getInt64(0));
+    llvm::Value* v_now = v;
+    llvm::Value* i_now = idx;
+    If(lane0, [&] {
+      b_.CreateStore(v_now, b_.CreateInBoundsGEP(vt, shared_v, {b_.getInt64(0), warp}));
+      if (argmax) b_.CreateStore(i_now, b_.CreateInBoundsGEP(it, shared_i, {b_.getInt64(0), warp}));
+    });
+    Barrier();
+    auto load_v = [&](int w) {
+      return b_.CreateLoad(t, b_.CreateInBoundsGEP(vt, shared_v, {b_.getInt64(0), b_.getInt64(w)}));
+    };
+    auto load_i = [&](int w) {
+      return b_.CreateLoad(b_.getInt64Ty(),
+                           b_.CreateInBoundsGEP(it, shared_i, {b_.getInt64(0), b_.getInt64(w)}));
+    };
+    v = load_v(0);
+    idx = argmax ? load_i(0) : nullptr;
+    for (int w = 1; w < warps; ++w) combine(load_v(w), argmax ? load_i(w) : nullptr);
+    Barrier();
+  }
+  b_.CreateStore(v, values_.accs[update.acc]);
+  if (argmax) b_.CreateStore(idx, values_.accs[update.acc + 1]);
+  values_.ClearCache();
+}
+
+void NvptxKernel::EmitRowReduction(KernelLaunch& launch) {
+  const RowReduction& row = shape_.row;
+  const int threads = RowReductionThreads(row.reduce.points);
+  launch.block = {static_cast<uint32_t>(threads), 1, 1};
+  Annotate(module_, fn_, "maxntidx", threads);
+  const LoopChain& rows = shape_.phases[0];
+  llvm::Value* tid = Special(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x);
+  llvm::Value* ntid = b_.getInt64(threads);
+  llvm::Value* first_row = Special(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x);
+  llvm::Value* row_step = Special(llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x);
+  ForLoop(first_row, b_.getInt64(std::max<int64_t>(rows.points, 0)), row_step, [&](llvm::Value* r) {
+    SetChainVars(rows, r);
+    EmitStmts(row.inits);
+    StridedChain(row.reduce, tid, ntid);
+    BlockCombine(*row.reduce.body[0]);
+    for (const Stmt* s : row.rest) {
+      if (s->kind == StmtKind::kLoop) {
+        StridedChain(PeelChain({s}), tid, ntid);
+      } else {
+        If(b_.CreateICmpEQ(tid, b_.getInt64(0)), [&] { EmitStmt(*s); });
+      }
+    }
+  });
+}
+
+absl::StatusOr<std::unique_ptr<llvm::Module>> EmitNvptxModule(const kernel::Program& program,
+                                                              const GpuOptions& options,
+                                                              llvm::LLVMContext& context,
+                                                              std::vector<KernelLaunch>& launches) {
+  auto module = std::make_unique<llvm::Module>("rk_gpu_program", context);
+  const codegen::CodegenOptions codegen_options{options.fast_math, options.low_precision, 1, 1};
+  for (const kernel::Kernel& k : program.kernels) {
+    KernelShape shape = AnalyzeKernel(program, k);
+    if (shape.form == KernelForm::kGridStride && shape.local_bytes > 16384) {
+      return absl::UnimplementedError(absl::StrCat(
+          "cuda: kernel ", k.name, " (", k.detail, ") needs ", shape.local_bytes,
+          " bytes of per-thread scratch"));
+    }
+    NvptxKernel emitter(*module, codegen_options, program, k, std::move(shape));
+    KernelLaunch launch;
+    emitter.Emit(launch);
+    launches.push_back(std::move(launch));
+  }
+  DefineDoubleToI64Wrapped(*module);
+  std::string errors;
+  llvm::raw_string_ostream os(errors);
+  if (llvm::verifyModule(*module, &os)) {
+    return absl::InternalError(absl::StrCat("cuda codegen produced invalid LLVM IR: ", os.str()));
+  }
+  return module;
+}
+
+}  // namespace rk::compiler::gpu

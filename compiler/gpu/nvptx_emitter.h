@@ -1,0 +1,55 @@
+// Kernel IR -> LLVM IR for the NVPTX backend: one `.entry` per kernel taking
+// its buffers (reads and writes, sorted) as global pointers and the run
+// counter, with the GPU mapping kernel_shape.h chooses. Values come from the
+// x86 backend's ValueEmitter, so both backends compute the same thing (f16 and
+// bf16 stored as i16 and computed in f32 unless low_precision). Math calls
+// (expf, erf, ...) are left as declarations for ptx_compiler.cc to bind to
+// libdevice; the float->int wrap helper is defined here.
+//
+// Tested by compiler/gpu/ptx_compiler_test.cc.
+#ifndef REPROKIT_COMPILER_GPU_NVPTX_EMITTER_H_
+#define REPROKIT_COMPILER_GPU_NVPTX_EMITTER_H_
+
+#include <array>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "compiler/gpu/kernel_shape.h"
+#include "compiler/kernel/kernel_ir.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+
+namespace rk::compiler::gpu {
+
+struct GpuOptions {
+  std::string arch = "sm_90";
+  bool fast_math = false;
+  bool low_precision = false;
+  int opt_level = 2;
+};
+
+// How the runtime launches one kernel.
+struct KernelLaunch {
+  std::string entry;  // PTX entry name
+  KernelForm form = KernelForm::kGridStride;
+  int64_t work = 1;   // grid-stride points, rows, or matmul batch
+  std::array<uint32_t, 3> block{1, 1, 1};
+  // Zero grid x: chosen at launch from the work and the device's SM count.
+  std::array<uint32_t, 3> grid{0, 1, 1};
+  std::vector<int32_t> buffers;  // program buffers, in parameter order
+};
+
+inline constexpr int kGridStrideThreads = 256;
+inline constexpr int kMatmulTile = 64;  // output tile edge; 16x16 threads, 4x4 each
+inline constexpr int kMatmulTileK = 16;
+
+absl::StatusOr<std::unique_ptr<llvm::Module>> EmitNvptxModule(const kernel::Program& program,
+                                                              const GpuOptions& options,
+                                                              llvm::LLVMContext& context,
+                                                              std::vector<KernelLaunch>& launches);
+
+}  // namespace rk::compiler::gpu
+
+#endif  // REPROKIT_COMPILER_GPU_NVPTX_EMITTER_H_

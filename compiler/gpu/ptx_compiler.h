@@ -1,0 +1,42 @@
+// Kernel IR -> PTX through LLVM's NVPTX backend, with no GPU needed:
+// nvptx_emitter.h builds the module, math calls bind to libdevice (linked
+// lazily, only the functions used), everything but the entries is
+// internalized, LLVM's O2 pipeline runs for the NVPTX TargetMachine
+// (NVVMReflect included), and the backend prints PTX for options.arch.
+//
+// libdevice.10.bc is looked up in $REPROKIT_LIBDEVICE, next to the running
+// binary, under $CUDA_PATH/nvvm/libdevice and /usr/local/cuda/nvvm/libdevice;
+// a program using transcendental math without it is FailedPrecondition.
+//
+// Tested by compiler/gpu/ptx_compiler_test.cc (no GPU needed).
+#ifndef REPROKIT_COMPILER_GPU_PTX_COMPILER_H_
+#define REPROKIT_COMPILER_GPU_PTX_COMPILER_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "compiler/gpu/nvptx_emitter.h"
+#include "compiler/kernel/kernel_ir.h"
+
+namespace rk::compiler::gpu {
+
+struct PtxProgram {
+  std::string ptx;
+  std::vector<KernelLaunch> launches;  // one per program kernel, in order
+  std::string llvm_before_opt;         // filled when asked for
+  std::string llvm_after_opt;
+  double emit_ms = 0;      // kernel IR -> LLVM IR
+  double optimize_ms = 0;  // libdevice link + O2
+  double codegen_ms = 0;   // NVPTX instruction selection and printing
+};
+
+absl::StatusOr<PtxProgram> CompileToPtx(const kernel::Program& program, const GpuOptions& options,
+                                        bool keep_llvm_text = false);
+
+// One line per kernel: entry, form, block, grid, work (for dumps).
+std::string PrintLaunches(const std::vector<KernelLaunch>& launches);
+
+}  // namespace rk::compiler::gpu
+
+#endif  // REPROKIT_COMPILER_GPU_PTX_COMPILER_H_

@@ -1,0 +1,245 @@
+// PTX generation without a GPU: every kernel form, dtype handling, libdevice
+// binding, faults and the target arch, checked on the PTX text.
+#include "compiler/gpu/ptx_compiler.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/match.h"
+#include "compiler/gpu/gpu_test_util.h"
+#include "gtest/gtest.h"
+
+namespace rk::compiler::gpu {
+namespace {
+
+PtxProgram Ptx(const std::string& text, const CompileOptions& options = {},
+               GpuOptions gpu = {}) {
+  absl::StatusOr<kernel::Program> program = LowerToKernelIr(text, options);
+  EXPECT_TRUE(program.ok()) << program.status();
+  if (!program.ok()) return {};
+  gpu.fast_math = options.fast_math;
+  gpu.low_precision = options.low_precision;
+  absl::StatusOr<PtxProgram> ptx = CompileToPtx(*program, gpu);
+  EXPECT_TRUE(ptx.ok()) << ptx.status();
+  if (!ptx.ok()) return {};
+  // Every call is resolved inside the module (libdevice linked, helpers defined).
+  EXPECT_FALSE(absl::StrContains(ptx->ptx, ".extern")) << ptx->ptx;
+  return *std::move(ptx);
+}
+
+std::string Unary(const std::string& op, const std::string& type) {
+  return absl::StrCat("graph @g(%x: ", type, ") {\n %y = ", op, "(%x) : ", type,
+                      "\n return %y\n}");
+}
+
+constexpr char kSoftmax[] = R"(graph @g(%x: f32[64,1024]) {
+  %y = softmax(%x) {axis=1} : f32[64,1024]
+  return %y
+})";
+
+TEST(PtxCompilerTest, ElementwiseChainIsOneGridStrideKernel) {
+  PtxProgram p = Ptx(R"(graph @g(%x: f32[512,384], %b: f32[384]) {
+    %a = add(%x, %b) : f32[512,384]
+    %r = relu(%a) : f32[512,384]
+    %m = mul(%r, %x) : f32[512,384]
+    return %m
+  })");
+  ASSERT_EQ(p.launches.size(), 1u);
+  EXPECT_EQ(p.launches[0].form, KernelForm::kGridStride);
+  EXPECT_EQ(p.launches[0].work, 512 * 384);
+  EXPECT_EQ(p.launches[0].block[0], 256u);
+  EXPECT_TRUE(absl::StrContains(p.ptx, ".visible .entry rk_k0(")) << p.ptx;
+  EXPECT_TRUE(absl::StrContains(p.ptx, ".target sm_90"));
+  EXPECT_TRUE(absl::StrContains(p.ptx, "%ctaid.x"));
+  EXPECT_TRUE(absl::StrContains(p.ptx, "%nctaid.x"));  // grid-stride
+  EXPECT_TRUE(absl::StrContains(p.ptx, "ld.global.nc.f32"));  // read-only inputs
+  EXPECT_TRUE(absl::StrContains(p.ptx, "st.global.f32"));
+  EXPECT_TRUE(absl::StrContains(p.ptx, "max.NaN.f32") || absl::StrContains(p.ptx, "max.f32"));
+}
+
+TEST(PtxCompilerTest, SoftmaxRowsReduceWithWarpShuffles) {
+  PtxProgram p = Ptx(kSoftmax);
+  ASSERT_EQ(p.launches.size(), 2u);
+  for (const KernelLaunch& l : p.launches) {
+    EXPECT_EQ(l.form, KernelForm::kRowReduction) << l.entry;
+    EXPECT_EQ(l.work, 64);
+    EXPECT_EQ(l.block[0], 256u);
+  }
+  EXPECT_TRUE(absl::StrContains(p.ptx, "shfl.sync.bfly.b32"));
+  EXPECT_TRUE(absl::StrContains(p.ptx, "bar.sync"));
+  EXPECT_TRUE(absl::StrContains(p.ptx, ".shared"));
+  EXPECT_TRUE(absl::StrContains(p.ptx, "ex2.approx") || absl::StrContains(p.ptx, "__nv_expf") ||
+              absl::StrContains(p.ptx, "fma.rn.f32"));  // libdevice expf, inlined
+}
+
+TEST(PtxCompilerTest, ShortRowsReduceOnOneThread) {
+  PtxProgram p = Ptx(R"(graph @g(%x: f32[4096,8]) {
+    %s = reduce_sum(%x) {axes=[1], keepdim=false} : f32[4096]
+    return %s
+  })");
+  ASSERT_EQ(p.launches.size(), 1u);
+  EXPECT_EQ(p.launches[0].form, KernelForm::kGridStride);
+  EXPECT_FALSE(absl::StrContains(p.ptx, "shfl.sync"));
+}
+
+TEST(PtxCompilerTest, FullReductionAndArgmaxUseOneBlock) {
+  PtxProgram sum = Ptx(R"(graph @g(%x: f32[300,70]) {
+    %s = reduce_sum(%x) {axes=[0,1], keepdim=false} : f32[]
+    return %s
+  })");
+  ASSERT_EQ(sum.launches.size(), 1u);
+  EXPECT_EQ(sum.launches[0].form, KernelForm::kRowReduction);
+  EXPECT_EQ(sum.launches[0].work, 1);
+  EXPECT_TRUE(absl::StrContains(sum.ptx, "add.rn.f64") || absl::StrContains(sum.ptx, "add.f64"))
+      << sum.ptx;  // f64 accumulation by default
+  PtxProgram argmax = Ptx(R"(graph @g(%x: f16[16,500]) {
+    %a = argmax(%x) {axis=1, keepdim=false} : i64[16]
+    return %a
+  })");
+  ASSERT_EQ(argmax.launches.size(), 1u);
+  EXPECT_EQ(argmax.launches[0].form, KernelForm::kRowReduction);
+}
+
+TEST(PtxCompilerTest, MatmulIsTiledInSharedMemory) {
+  const char* text = R"(graph @g(%a: f32[256,128], %b: f32[128,192]) {
+    %c = matmul(%a, %b) : f32[256,192]
+    return %c
+  })";
+  PtxProgram p = Ptx(text);
+  ASSERT_EQ(p.launches.size(), 1u);
+  const KernelLaunch& l = p.launches[0];
+  EXPECT_EQ(l.form, KernelForm::kMatmul);
+  EXPECT_EQ(l.block, (std::array<uint32_t, 3>{16, 16, 1}));
+  EXPECT_EQ(l.grid, (std::array<uint32_t, 3>{3, 4, 1}));
+  EXPECT_TRUE(absl::StrContains(p.ptx, "fma.rn.f64"));  // f64 accumulation by default
+  EXPECT_TRUE(absl::StrContains(p.ptx, "ld.shared"));
+  CompileOptions fast;
+  fast.fast_math = true;
+  EXPECT_TRUE(absl::StrContains(Ptx(text, fast).ptx, "fma.rn.f32"));
+}
+
+TEST(PtxCompilerTest, BatchedAndTransposedMatmul) {
+  PtxProgram p = Ptx(R"(graph @g(%a: bf16[3,40,24], %b: bf16[56,24]) {
+    %t = transpose(%b) {perm=[1,0]} : bf16[24,56]
+    %c = matmul(%a, %t) : bf16[3,40,56]
+    return %c
+  })");
+  ASSERT_EQ(p.launches.size(), 1u);
+  EXPECT_EQ(p.launches[0].form, KernelForm::kMatmul);
+  EXPECT_EQ(p.launches[0].grid, (std::array<uint32_t, 3>{1, 1, 3}));
+}
+
+TEST(PtxCompilerTest, HalfTypesAreStoredAs16BitsAndComputedInF32) {
+  PtxProgram f16 = Ptx(Unary("tanh", "f16[1000]"));
+  EXPECT_TRUE(absl::StrContains(f16.ptx, "cvt.f32.f16"));
+  EXPECT_TRUE(absl::StrContains(f16.ptx, "cvt.rn.f16.f32"));
+  PtxProgram bf16 = Ptx(Unary("exp", "bf16[1000]"));
+  EXPECT_TRUE(absl::StrContains(bf16.ptx, ".u16") || absl::StrContains(bf16.ptx, ".b16"));
+}
+
+TEST(PtxCompilerTest, EveryMathFunctionBindsToLibdevice) {
+  for (const char* op : {"exp", "log", "tanh", "erf", "sin", "cos", "gelu", "sigmoid", "rsqrt"}) {
+    for (const char* type : {"f32[33]", "f64[33]"}) {
+      SCOPED_TRACE(absl::StrCat(op, " ", type));
+      Ptx(Unary(op, type));
+    }
+  }
+  Ptx(R"(graph @g(%x: f32[9], %y: f32[9]) {
+    %p = pow(%x, %y) : f32[9]
+    return %p
+  })");
+  Ptx(R"(graph @g(%x: f64[9], %y: f64[9]) {
+    %p = maximum(%x, %y) : f64[9]
+    %c = cast(%p) {dtype=i64} : i64[9]
+    return %c
+  })");
+}
+
+TEST(PtxCompilerTest, FaultsChangeTheGeneratedCode) {
+  const std::string base = Ptx(kSoftmax).ptx;
+  auto with = [&](const std::string& fault) {
+    CompileOptions options;
+    options.faults = {fault};
+    return Ptx(kSoftmax, options).ptx;
+  };
+  EXPECT_NE(with("reduce_sum:drop_last"), base);
+  EXPECT_NE(with("fuse:wrong_index"), base);
+  EXPECT_NE(with("exp:accuracy"), base);
+  EXPECT_TRUE(absl::StrContains(with("exp:runtime_crash"), "ld.volatile"));
+  EXPECT_EQ(with("relu:accuracy"), base);  // no relu in softmax
+}
+
+TEST(PtxCompilerTest, ArchIsConfigurable) {
+  GpuOptions gpu;
+  gpu.arch = "sm_80";
+  EXPECT_TRUE(absl::StrContains(Ptx(Unary("neg", "f32[8]"), {}, gpu).ptx, ".target sm_80"));
+  absl::StatusOr<kernel::Program> program = LowerToKernelIr(Unary("neg", "f32[8]"));
+  ASSERT_TRUE(program.ok());
+  gpu.arch = "sm_1234";
+  EXPECT_EQ(CompileToPtx(*program, gpu).status().code(), absl::StatusCode::kInvalidArgument);
+  gpu.arch = "gfx90a";
+  EXPECT_EQ(CompileToPtx(*program, gpu).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST(PtxCompilerTest, LayerNormAndConcatCompile) {
+  PtxProgram ln = Ptx(R"(graph @g(%x: f32[32,768], %w: f32[768], %b: f32[768]) {
+    %y = layer_norm(%x, %w, %b) {axis=1, eps=1e-5} : f32[32,768]
+    return %y
+  })");
+  for (const KernelLaunch& l : ln.launches) EXPECT_EQ(l.form, KernelForm::kRowReduction) << l.entry;
+  PtxProgram cat = Ptx(R"(graph @g(%x: f32[4,5], %y: f32[4,7]) {
+    %c = concat(%x, %y) {axis=1} : f32[4,12]
+    return %c
+  })");
+  ASSERT_EQ(cat.launches.size(), 1u);
+  EXPECT_EQ(cat.launches[0].form, KernelForm::kGridStride);
+}
+
+// ptxas (from the CUDA toolkit, when installed) assembles the PTX for sm_90:
+// catches PTX the driver would reject, without a GPU.
+TEST(PtxCompilerTest, PtxAssemblesWithPtxas) {
+  std::string ptxas = "/usr/local/cuda/bin/ptxas";
+  if (const char* cuda = std::getenv("CUDA_PATH")) ptxas = std::string(cuda) + "/bin/ptxas";
+  if (!std::filesystem::exists(ptxas)) GTEST_SKIP() << "no ptxas at " << ptxas;
+  const std::string graphs[] = {
+      kSoftmax,
+      R"(graph @g(%a: f16[3,70,33], %b: f16[33,65]) {
+        %c = matmul(%a, %b) : f16[3,70,65]
+        %r = relu(%c) : f16[3,70,65]
+        return %r
+      })",
+      R"(graph @g(%x: bf16[16,500], %w: bf16[500], %b: bf16[500]) {
+        %n = layer_norm(%x, %w, %b) {axis=1, eps=1e-5} : bf16[16,500]
+        %a = argmax(%x) {axis=1, keepdim=false} : i64[16]
+        %e = erf(%n) : bf16[16,500]
+        return %e, %a
+      })",
+      R"(graph @g(%x: f64[40,50], %y: i32[40,50]) {
+        %c = cast(%x) {dtype=i64} : i64[40,50]
+        %s = reduce_max(%y) {axes=[1], keepdim=false} : i32[40]
+        %p = pow(%x, %x) : f64[40,50]
+        return %c, %s, %p
+      })",
+  };
+  const std::string dir = ::testing::TempDir();
+  int i = 0;
+  for (const std::string& text : graphs) {
+    SCOPED_TRACE(text);
+    const std::string path = absl::StrCat(dir, "/ptxas_", i++, ".ptx");
+    std::ofstream(path) << Ptx(text).ptx;
+    const std::string command =
+        absl::StrCat(ptxas, " -arch=sm_90 -o /dev/null '", path, "' 2>&1");
+    FILE* pipe = popen(command.c_str(), "r");
+    ASSERT_NE(pipe, nullptr);
+    std::string output;
+    char buffer[512];
+    while (fgets(buffer, sizeof(buffer), pipe) != nullptr) output += buffer;
+    EXPECT_EQ(pclose(pipe), 0) << output;
+  }
+}
+
+}  // namespace
+}  // namespace rk::compiler::gpu

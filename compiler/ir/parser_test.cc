@@ -1,0 +1,276 @@
+#include "compiler/ir/parser.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <random>
+#include <set>
+
+#include "compiler/ir/canonical_hash.h"
+#include "compiler/ir/printer.h"
+#include "compiler/ir/random_graph_testutil.h"
+
+namespace rk::compiler {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+constexpr char kHeader[] = "graph @g(%x: f32[8,4], %w: f32[4], %v: f32[3]) {\n";
+
+// The first line of a parse error ("<input>:L:C: message").
+std::string ErrorLine(const std::string& text) {
+  absl::StatusOr<Graph> g = Parse(text);
+  if (g.ok()) return "parsed fine";
+  EXPECT_EQ(g.status().code(), absl::StatusCode::kInvalidArgument);
+  std::string message(g.status().message());
+  return message.substr(0, message.find('\n'));
+}
+
+// A body line inside a valid header and footer.
+std::string WithBody(const std::string& line) {
+  return std::string(kHeader) + line + "\n  return %x\n}\n";
+}
+
+TEST(ParserTest, ParsesTheDesignExample) {
+  const char* text = R"(// A softmax block.
+graph @block(%x: f32[8,128], %w: f32[128]) {
+  %m = reduce_max(%x) {axes=[1], keepdim=true} : f32[8,1]   // row max
+  %d = sub(%x, %m) : f32[8,128]
+  %e = exp(%d) : f32[8,128]
+  %s = reduce_sum(%e) {axes=[1], keepdim=true} : f32[8,1]
+  %y = div(%e, %s) : f32[8,128]
+  %o = mul(%y, %w) : f32[8,128]
+  return %o, %m
+}
+)";
+  absl::StatusOr<Graph> g = Parse(text);
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_EQ(g->name(), "block");
+  EXPECT_EQ(g->num_nodes(), 8);
+  EXPECT_EQ(g->num_inputs(), 2);
+  EXPECT_EQ(g->node(NodeId(2)).op, Op::kReduceMax);
+  EXPECT_EQ(*g->node(NodeId(2)).attrs.GetInts("axes"), std::vector<int64_t>{1});
+  EXPECT_EQ(g->outputs(), (std::vector<NodeId>{NodeId(7), NodeId(2)}));
+}
+
+TEST(ParserTest, DigitNamesAreUnnamedNodes) {
+  absl::StatusOr<Graph> g =
+      Parse("graph @g(%0: f32[2]) {\n %1 = exp(%0) : f32[2]\n return %1, %1\n}");
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_EQ(g->node(NodeId(1)).name, "");
+  EXPECT_EQ(g->outputs().size(), 2u);
+}
+
+TEST(ParserTest, ErrorShowsTheLineAndACaret) {
+  absl::StatusOr<Graph> g = Parse(WithBody("  %e = expp(%x) : f32[8,4]"), {.filename = "m.rk"});
+  ASSERT_FALSE(g.ok());
+  EXPECT_EQ(g.status().message(),
+            "m.rk:2:8: unknown op 'expp'\n"
+            "  %e = expp(%x) : f32[8,4]\n"
+            "       ^");
+}
+
+struct Malformed {
+  const char* what;
+  std::string text;
+  std::string location;  // "line:col"
+  std::string message;   // exact, or a substring when `exact` is false
+  bool exact = true;
+};
+
+std::vector<Malformed> MalformedInputs() {
+  std::string h = kHeader;
+  return {
+      {"unknown op", WithBody("  %e = expp(%x) : f32[8,4]"), "2:8", "unknown op 'expp'"},
+      {"wrong arity", WithBody("  %e = exp(%x, %w) : f32[8,4]"), "2:8",
+       "exp takes 1 operand, got 2"},
+      {"wrong arity, binary", WithBody("  %e = add(%x) : f32[8,4]"), "2:8",
+       "add takes 2 operands, got 1"},
+      {"shape mismatch", WithBody("  %a = add(%x, %v) : f32[8,4]"), "2:8", "cannot broadcast",
+       false},
+      {"dtype mismatch", WithBody("  %e = exp(%x) : f16[8,4]"), "2:18",
+       "declared type f16[8,4] but inference gives f32[8,4]"},
+      {"shape of declared type", WithBody("  %e = exp(%x) : f32[8,5]"), "2:18",
+       "declared type f32[8,5] but inference gives f32[8,4]"},
+      {"undefined name", WithBody("  %e = exp(%y) : f32[8,4]"), "2:12", "undefined value '%y'"},
+      {"use before definition", WithBody("  %e = exp(%e) : f32[8,4]"), "2:12",
+       "undefined value '%e'"},
+      {"duplicate name", WithBody("  %x = exp(%x) : f32[8,4]"), "2:3",
+       "duplicate name '%x' (first defined at 1:10)"},
+      {"out-of-range axis", WithBody("  %m = reduce_max(%x) {axes=[2], keepdim=true} : f32[8,1]"),
+       "2:8", "out of range", false},
+      {"negative dim", "graph @g(%x: f32[8,-4]) {\n  return %x\n}\n", "1:20",
+       "negative dimension -4"},
+      {"truncated file", "graph @g(%x: f32[8]) {\n  %e = exp(%x) : f32[8]\n", "3:1",
+       "expected a node '%name = op(...)' or 'return', got end of input"},
+      {"truncated mid-type", "graph @g(%x: f32[8", "1:19", "expected ',' or ']', got end of input"},
+      {"binary garbage", std::string("\x7f" "ELF\x02\x01\x01\x00", 8), "1:1",
+       "unexpected character", false},
+      {"missing return", "graph @g(%x: f32[8]) {\n  %e = exp(%x) : f32[8]\n}\n", "3:1",
+       "missing 'return' before '}'"},
+      {"empty return", "graph @g(%x: f32[8]) {\n  return\n}\n", "2:3",
+       "'return' needs at least one value"},
+      {"bad attribute type", WithBody("  %m = reduce_max(%x) {axes=1, keepdim=true} : f32[8,1]"),
+       "2:8", "attribute 'axes' must be an int list", false},
+      {"unknown attribute value", WithBody("  %m = reduce_max(%x) {axes=foo} : f32[8,1]"), "2:29",
+       "unknown attribute value 'foo'"},
+      {"duplicate attribute", WithBody("  %c = cast(%x) {dtype=f16, dtype=f32} : f16[8,4]"), "2:29",
+       "duplicate attribute 'dtype'"},
+      {"unterminated string", WithBody("  %e = exp(%x) {note=\"abc} : f32[8,4]"), "2:22",
+       "unterminated string"},
+      {"unknown escape", WithBody("  %e = exp(%x) {note=\"a\\qb\"} : f32[8,4]"), "2:24",
+       "unknown escape '\\q'"},
+      {"too many literal values",
+       WithBody("  %c = constant() {value=dense<f32[2]>[1.0, 2.0, 3.0]} : f32[2]"), "2:39",
+       "literal of type f32[2] needs 2 elements, got more"},
+      {"too few literal values", WithBody("  %c = constant() {value=dense<f32[2,2]>[1.0]} : f32[2,2]"),
+       "2:41", "literal of type f32[2,2] needs 4 elements, got 1"},
+      {"int literal gets a float", WithBody("  %c = constant() {value=dense<i32[1]>[1.5]} : i32[1]"),
+       "2:40", "expected an integer for i32, got '1.5'"},
+      {"f32 literal overflows", WithBody("  %c = constant() {value=dense<f32[1]>[1e39]} : f32[1]"),
+       "2:40", "number '1e39' is out of range for f32"},
+      {"i32 literal overflows",
+       WithBody("  %c = constant() {value=dense<i32[1]>[2147483648]} : i32[1]"), "2:40",
+       "value 2147483648 is out of range for i32"},
+      {"huge literal", WithBody("  %c = constant() {value=dense<f32[5000000]>[0.0]} : f32[5000000]"),
+       "2:32", "inline literal of 5000000 elements exceeds the limit of 4194304"},
+      {"unknown dtype", "graph @g(%x: f33[8]) {\n  return %x\n}\n", "1:14",
+       "unknown dtype 'f33' (f16, bf16, f32, f64, i32, i64, bool)"},
+      {"huge number", "graph @g(%x: f32[99999999999999999999]) {\n  return %x\n}\n", "1:18",
+       "integer '99999999999999999999' is out of range"},
+      {"giant dims", "graph @g(%x: f32[1048576,1048576,2]) {\n  return %x\n}\n", "1:34",
+       "type has more than 2^40 elements (the limit)"},
+      {"missing result type", h + "  %e = exp(%x)\n  return %e\n}\n", "3:3",
+       "expected ':' and the result type, got 'return'"},
+      {"numeric name must be the id", WithBody("  %5 = exp(%x) : f32[8,4]"), "2:3",
+       "numeric name '%5' must equal the node's id 3 (digit-only names stand for unnamed nodes)"},
+      {"input op in the body", WithBody("  %i = input() : f32[8,4]"), "2:8",
+       "inputs are declared in the graph signature, not with 'input'"},
+      {"blob without resolver",
+       WithBody("  %c = constant() {value=dense<f32[2]>sha256:" + std::string(64, 'a') +
+                "} : f32[2]"),
+       "2:39", "a sha256 constant reference needs a blob resolver (none given)"},
+      {"short digest", WithBody("  %c = constant() {value=dense<f32[2]>sha256:abc} : f32[2]"),
+       "2:39", "a sha256 reference needs exactly 64 hex digits"},
+      {"text after the graph", WithBody("  %e = exp(%x) : f32[8,4]") + "graph", "5:1",
+       "unexpected 'graph' after the graph"},
+      {"malformed number", WithBody("  %c = full() {value=1.5.2} : f32[]"), "2:22",
+       "malformed number '1.5.2'"},
+      {"no graph keyword", "grph @g() {}", "1:1", "expected 'graph', got 'grph'"},
+  };
+}
+
+TEST(ParserTest, MalformedInputsReportLineColumnAndReason) {
+  std::vector<Malformed> cases = MalformedInputs();
+  ASSERT_GE(cases.size(), 15u);
+  for (const Malformed& c : cases) {
+    SCOPED_TRACE(c.what);
+    std::string line = ErrorLine(c.text);
+    std::string prefix = "<input>:" + c.location + ": ";
+    EXPECT_THAT(line, StartsWith(prefix));
+    if (c.exact) {
+      EXPECT_EQ(line, prefix + c.message);
+    } else {
+      EXPECT_THAT(line, HasSubstr(c.message));
+    }
+  }
+}
+
+TEST(ParserTest, SurvivesHostileInputs) {
+  std::vector<std::string> inputs = {
+      "",
+      "graph",
+      "graph @",
+      "graph @g(%x: f32[" + std::string(100000, '['),
+      "graph @g(%x: f32[" + std::string(200000, '9'),
+      std::string(5000, '{') + std::string(5000, '}'),
+      "graph @g(%x: f32[8]) {\n  %c = constant() {value=dense<f32[8]>[" + std::string(1 << 20, '1'),
+      std::string("\0\0\0\xff\xfe", 5),
+      "graph @\"unterminated",
+      "graph @g() {\n  return %0\n}\n",
+  };
+  for (const std::string& text : inputs) EXPECT_FALSE(Parse(text).ok());
+  // Mutations and truncations of valid text: errors are fine, crashes are not.
+  std::mt19937_64 rng(7);
+  for (uint64_t seed = 0; seed < 20; ++seed) {
+    std::string text = PrintInline(RandomGraph(seed));
+    for (size_t cut = 0; cut < text.size(); cut += 1 + text.size() / 40) {
+      (void)Parse(text.substr(0, cut));
+    }
+    for (int k = 0; k < 40; ++k) {
+      std::string mutated = text;
+      for (int j = 0; j < 3; ++j) mutated[rng() % mutated.size()] = static_cast<char>(rng());
+      (void)Parse(mutated);
+    }
+  }
+}
+
+// Stores blobs in memory, keyed by digest.
+class MemoryStore : public BlobSink, public BlobResolver {
+ public:
+  absl::StatusOr<std::string> Put(const HostTensor& tensor) override {
+    auto bytes = tensor.bytes();
+    std::string digest =
+        Sha256Hex(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+    blobs_[digest] = tensor;
+    return digest;
+  }
+  absl::StatusOr<HostTensor> Get(const std::string& digest, const TensorType& type) override {
+    auto it = blobs_.find(digest);
+    if (it == blobs_.end()) return absl::NotFoundError("no such blob");
+    return HostTensor::FromBytes(type, it->second.bytes());
+  }
+  size_t size() const { return blobs_.size(); }
+
+ private:
+  std::map<std::string, HostTensor> blobs_;
+};
+
+TEST(ParserTest, RoundTripsRandomGraphsExactly) {
+  int graphs = 0;
+  std::set<Op> ops;
+  std::set<DType> dtypes;
+  for (uint64_t seed = 0; seed < 260; ++seed) {
+    Graph g = RandomGraph(seed);
+    if (g.num_nodes() == 0) continue;
+    ++graphs;
+    for (const Node& n : g.nodes()) {
+      ops.insert(n.op);
+      dtypes.insert(n.type.dtype);
+    }
+    std::string text = PrintInline(g);
+    absl::StatusOr<Graph> parsed = Parse(text);
+    ASSERT_TRUE(parsed.ok()) << "seed " << seed << ": " << parsed.status() << "\n" << text;
+    EXPECT_TRUE(*parsed == g) << "seed " << seed << "\n" << text << "\n" << PrintInline(*parsed);
+    EXPECT_EQ(PrintInline(*parsed), text) << "seed " << seed;
+    EXPECT_EQ(CanonicalHash(*parsed), CanonicalHash(g));
+
+    // Through the blob store, with every constant of more than 2 elements external.
+    MemoryStore store;
+    PrintOptions options{.inline_limit = 2, .sink = &store};
+    absl::StatusOr<std::string> with_blobs = Print(g, options);
+    ASSERT_TRUE(with_blobs.ok()) << with_blobs.status();
+    absl::StatusOr<Graph> reparsed = Parse(*with_blobs, {.resolver = &store});
+    ASSERT_TRUE(reparsed.ok()) << reparsed.status() << "\n" << *with_blobs;
+    EXPECT_TRUE(*reparsed == g) << "seed " << seed;
+  }
+  EXPECT_GE(graphs, 200);
+  EXPECT_GE(ops.size(), 45u) << "the random graphs should cover most ops";
+  EXPECT_EQ(dtypes.size(), std::size(kAllDTypes));
+}
+
+TEST(ParserTest, ParseFileNamesThePath) {
+  std::string path = std::string(std::getenv("TEST_TMPDIR")) + "/bad.rk";
+  std::ofstream(path) << "graph @g(%x: f32[2]) {\n  return %y\n}\n";
+  absl::StatusOr<Graph> g = ParseFile(path);
+  ASSERT_FALSE(g.ok());
+  EXPECT_THAT(std::string(g.status().message()), StartsWith(path + ":2:10: undefined value '%y'"));
+  EXPECT_EQ(ParseFile(path + ".missing").status().code(), absl::StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace rk::compiler

@@ -1,0 +1,272 @@
+#include "compiler/ir/shape_inference.h"
+
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace rk::compiler {
+namespace {
+
+using Ints = std::vector<int64_t>;
+
+TensorType F32(Shape s) { return TensorType(DType::kF32, std::move(s)); }
+TensorType I32(Shape s) { return TensorType(DType::kI32, std::move(s)); }
+TensorType Bool(Shape s) { return TensorType(DType::kBool, std::move(s)); }
+
+// The inferred type as text, or "error: <message>".
+std::string Infer(Op op, std::vector<TensorType> operands, const Attributes& attrs = {}) {
+  absl::StatusOr<TensorType> t = InferType(op, operands, attrs);
+  if (!t.ok()) {
+    EXPECT_EQ(t.status().code(), absl::StatusCode::kInvalidArgument) << t.status();
+    return "error: " + std::string(t.status().message());
+  }
+  return t->ToString();
+}
+
+bool Fails(Op op, std::vector<TensorType> operands, const Attributes& attrs = {}) {
+  return !InferType(op, operands, attrs).ok();
+}
+
+TEST(BroadcastShapesTest, NumPyRules) {
+  EXPECT_EQ(*BroadcastShapes(Shape{8, 1, 3}, Shape{4, 3}), (Shape{8, 4, 3}));
+  EXPECT_EQ(*BroadcastShapes(Shape{}, Shape{2}), (Shape{2}));
+  EXPECT_EQ(*BroadcastShapes(Shape{0, 1}, Shape{1, 5}), (Shape{0, 5}));
+  EXPECT_EQ(BroadcastShapes(Shape{8, 3}, Shape{4}).status().message(),
+            "cannot broadcast [8,3] with [4]");
+}
+
+TEST(NormalizeAxisTest, Ranges) {
+  EXPECT_EQ(*NormalizeAxis(-1, 3), 2);
+  EXPECT_EQ(*NormalizeAxis(0, 1), 0);
+  EXPECT_EQ(NormalizeAxis(2, 2).status().message(), "axis 2 out of range for rank 2");
+  EXPECT_FALSE(NormalizeAxis(-3, 2).ok());
+  EXPECT_FALSE(NormalizeAxis(0, 0).ok());
+}
+
+TEST(ShapeInferenceTest, Sources) {
+  EXPECT_EQ(Infer(Op::kInput, {}), "error: input: input nodes are typed by the signature");
+  HostTensor value(TensorType(DType::kI64, {2, 3}));
+  EXPECT_EQ(Infer(Op::kConstant, {}, {{"value", value}}), "i64[2,3]");
+  EXPECT_EQ(Infer(Op::kConstant, {}), "error: constant: missing attribute 'value'");
+  EXPECT_EQ(Infer(Op::kFull, {}, {{"value", 1.5}, {"dtype", DType::kBF16}, {"shape", Ints{4}}}),
+            "bf16[4]");
+  EXPECT_EQ(Infer(Op::kFull, {}, {{"value", int64_t{2}}, {"dtype", DType::kI32}, {"shape", Ints{}}}),
+            "i32[]");
+  EXPECT_EQ(Infer(Op::kFull, {}, {{"value", 1.0}, {"dtype", DType::kF32}, {"shape", Ints{-1}}}),
+            "error: full: negative dimension in shape [-1]");
+  EXPECT_EQ(Infer(Op::kIota, {}, {{"axis", int64_t{1}}, {"dtype", DType::kI64}, {"shape", Ints{2, 3}}}),
+            "i64[2,3]");
+  EXPECT_EQ(Infer(Op::kIota, {}, {{"axis", int64_t{2}}, {"dtype", DType::kI64}, {"shape", Ints{2, 3}}}),
+            "error: iota: axis 2 out of range for rank 2");
+  EXPECT_TRUE(Fails(Op::kIota, {}, {{"axis", int64_t{0}}, {"dtype", DType::kBool}, {"shape", Ints{2}}}));
+  EXPECT_EQ(Infer(Op::kFull, {F32({1})}, {{"value", 1.0}, {"dtype", DType::kF32}, {"shape", Ints{}}}),
+            "error: full: expects 0 operands, got 1");
+}
+
+TEST(ShapeInferenceTest, Unary) {
+  for (Op op : kAllOps) {
+    if (GetOpKind(op) != OpKind::kUnary) continue;
+    SCOPED_TRACE(std::string(OpName(op)));
+    EXPECT_EQ(Infer(op, {F32({2, 3})}), "f32[2,3]");
+    EXPECT_EQ(Infer(op, {TensorType(DType::kF16, {})}), "f16[]");
+    const bool ints = op == Op::kNeg || op == Op::kAbs;
+    EXPECT_EQ(Fails(op, {I32({2})}), !ints);
+    EXPECT_TRUE(Fails(op, {Bool({2})}));
+    EXPECT_TRUE(Fails(op, {F32({2}), F32({2})}));
+  }
+  EXPECT_EQ(Infer(Op::kExp, {I32({2})}), "error: exp: expects a float operand, got i32[2]");
+  EXPECT_EQ(Infer(Op::kNeg, {TensorType(DType::kI64, {5})}), "i64[5]");
+  EXPECT_EQ(Infer(Op::kRelu, {}), "error: relu: expects 1 operand, got 0");
+  EXPECT_EQ(Infer(Op::kRelu, {F32({2})}, {{"axis", int64_t{0}}}),
+            "error: relu: unknown attribute 'axis'");
+  EXPECT_EQ(Infer(Op::kRelu, {F32({2, -1})}), "error: relu: negative dimension in operand 0 [2,-1]");
+}
+
+TEST(ShapeInferenceTest, Binary) {
+  for (Op op : kAllOps) {
+    if (GetOpKind(op) != OpKind::kBinary) continue;
+    SCOPED_TRACE(std::string(OpName(op)));
+    EXPECT_EQ(Infer(op, {F32({8, 1, 3}), F32({4, 3})}), "f32[8,4,3]");
+    EXPECT_EQ(Fails(op, {I32({2}), I32({})}), op == Op::kPow);
+    EXPECT_TRUE(Fails(op, {Bool({2}), Bool({2})}));
+    EXPECT_TRUE(Fails(op, {F32({2}), TensorType(DType::kF64, {2})}));
+  }
+  EXPECT_EQ(Infer(Op::kAdd, {F32({8, 3}), F32({4})}), "error: add: cannot broadcast f32[8,3] with f32[4]");
+  EXPECT_EQ(Infer(Op::kMul, {F32({2}), I32({2})}), "error: mul: operand dtypes differ: f32[2] and i32[2]");
+  EXPECT_EQ(Infer(Op::kSub, {I32({3, 1}), I32({1, 0})}), "i32[3,0]");
+}
+
+TEST(ShapeInferenceTest, CompareAndLogic) {
+  for (Op op : {Op::kEq, Op::kNe, Op::kLt, Op::kLe, Op::kGt, Op::kGe}) {
+    EXPECT_EQ(Infer(op, {F32({2, 1}), F32({3})}), "bool[2,3]");
+    EXPECT_EQ(Infer(op, {I32({}), I32({})}), "bool[]");
+    EXPECT_TRUE(Fails(op, {F32({2}), I32({2})}));
+  }
+  EXPECT_EQ(Infer(Op::kEq, {Bool({2}), Bool({2})}), "bool[2]");
+  EXPECT_EQ(Infer(Op::kAnd, {Bool({2, 1}), Bool({3})}), "bool[2,3]");
+  EXPECT_EQ(Infer(Op::kOr, {Bool({}), Bool({4})}), "bool[4]");
+  EXPECT_EQ(Infer(Op::kNot, {Bool({4})}), "bool[4]");
+  EXPECT_EQ(Infer(Op::kAnd, {Bool({2}), I32({2})}), "error: and: expects bool operands, got i32[2]");
+  EXPECT_TRUE(Fails(Op::kNot, {F32({2})}));
+  EXPECT_TRUE(Fails(Op::kOr, {Bool({2}), Bool({3})}));
+}
+
+TEST(ShapeInferenceTest, Where) {
+  EXPECT_EQ(Infer(Op::kWhere, {Bool({4, 1}), F32({3}), F32({})}), "f32[4,3]");
+  EXPECT_EQ(Infer(Op::kWhere, {F32({3}), F32({3}), F32({3})}),
+            "error: where: condition must be bool, got f32[3]");
+  EXPECT_TRUE(Fails(Op::kWhere, {Bool({3}), F32({3}), I32({3})}));
+  EXPECT_EQ(Infer(Op::kWhere, {Bool({2}), F32({3, 1}), F32({3})}),
+            "error: where: cannot broadcast condition bool[2] with f32[3,3]");
+}
+
+TEST(ShapeInferenceTest, Cast) {
+  EXPECT_EQ(Infer(Op::kCast, {F32({2, 3})}, {{"dtype", DType::kBool}}), "bool[2,3]");
+  EXPECT_EQ(Infer(Op::kCast, {Bool({})}, {{"dtype", DType::kF16}}), "f16[]");
+  EXPECT_EQ(Infer(Op::kCast, {F32({2})}), "error: cast: missing attribute 'dtype'");
+  EXPECT_EQ(Infer(Op::kCast, {F32({2})}, {{"dtype", std::string("f16")}}),
+            "error: cast: attribute 'dtype' must be a dtype");
+}
+
+TEST(ShapeInferenceTest, Reductions) {
+  const Attributes axis1 = {{"axes", Ints{1}}, {"keepdim", false}};
+  const Attributes keep = {{"axes", Ints{-1, 0}}, {"keepdim", true}};
+  for (Op op : {Op::kReduceSum, Op::kReduceMean, Op::kReduceMax, Op::kReduceMin}) {
+    EXPECT_EQ(Infer(op, {F32({8, 128})}, axis1), "f32[8]");
+    EXPECT_EQ(Infer(op, {F32({8, 128, 2})}, keep), "f32[1,128,1]");
+    EXPECT_EQ(Infer(op, {F32({8, 2})}, {{"axes", Ints{}}, {"keepdim", false}}), "f32[8,2]");
+    EXPECT_EQ(Fails(op, {I32({8, 2})}, axis1), op == Op::kReduceMean);
+    EXPECT_TRUE(Fails(op, {Bool({8, 2})}, axis1));
+  }
+  EXPECT_EQ(Infer(Op::kReduceSum, {F32({8, 128})}, {{"axes", Ints{2}}, {"keepdim", false}}),
+            "error: reduce_sum: axis 2 out of range for rank 2");
+  EXPECT_EQ(Infer(Op::kReduceSum, {F32({8, 128})}, {{"axes", Ints{1, -1}}, {"keepdim", false}}),
+            "error: reduce_sum: axis 1 appears more than once");
+  EXPECT_EQ(Infer(Op::kReduceSum, {F32({8})}, {{"axes", Ints{0}}}),
+            "error: reduce_sum: missing attribute 'keepdim'");
+  EXPECT_EQ(Infer(Op::kReduceSum, {F32({0, 2})}, {{"axes", Ints{0}}, {"keepdim", false}}), "f32[2]");
+  EXPECT_EQ(Infer(Op::kReduceMax, {F32({0, 2})}, {{"axes", Ints{0}}, {"keepdim", false}}),
+            "error: reduce_max: cannot reduce axis 0 of size 0 in f32[0,2]");
+
+  EXPECT_EQ(Infer(Op::kArgmax, {F32({4, 5})}, {{"axis", int64_t{-1}}, {"keepdim", false}}), "i64[4]");
+  EXPECT_EQ(Infer(Op::kArgmax, {I32({4, 5})}, {{"axis", int64_t{0}}, {"keepdim", true}}), "i64[1,5]");
+  EXPECT_EQ(Infer(Op::kArgmax, {F32({4})}, {{"axes", Ints{0}}, {"keepdim", true}}),
+            "error: argmax: unknown attribute 'axes'");
+}
+
+TEST(ShapeInferenceTest, Reshape) {
+  EXPECT_EQ(Infer(Op::kReshape, {F32({2, 3, 4})}, {{"shape", Ints{6, 4}}}), "f32[6,4]");
+  EXPECT_EQ(Infer(Op::kReshape, {F32({1})}, {{"shape", Ints{}}}), "f32[]");
+  EXPECT_EQ(Infer(Op::kReshape, {F32({2, 3})}, {{"shape", Ints{4, 2}}}),
+            "error: reshape: cannot reshape f32[2,3] (6 elements) to [4,2] (8 elements)");
+  EXPECT_EQ(Infer(Op::kReshape, {F32({2, 3})}, {{"shape", Ints{-1}}}),
+            "error: reshape: negative dimension in shape [-1]");
+  EXPECT_EQ(Infer(Op::kReshape, {F32({2, 3})}, {{"shape", int64_t{6}}}),
+            "error: reshape: attribute 'shape' must be an int list");
+}
+
+TEST(ShapeInferenceTest, Transpose) {
+  EXPECT_EQ(Infer(Op::kTranspose, {F32({2, 3, 4})}, {{"perm", Ints{2, 0, 1}}}), "f32[4,2,3]");
+  EXPECT_EQ(Infer(Op::kTranspose, {F32({})}, {{"perm", Ints{}}}), "f32[]");
+  EXPECT_EQ(Infer(Op::kTranspose, {F32({2, 3})}, {{"perm", Ints{0, 0}}}),
+            "error: transpose: perm [0,0] is not a permutation of the 2 axes of f32[2,3]");
+  EXPECT_TRUE(Fails(Op::kTranspose, {F32({2, 3})}, {{"perm", Ints{1}}}));
+  EXPECT_TRUE(Fails(Op::kTranspose, {F32({2, 3})}, {{"perm", Ints{-1, 0}}}));
+}
+
+TEST(ShapeInferenceTest, BroadcastTo) {
+  EXPECT_EQ(Infer(Op::kBroadcastTo, {F32({3, 1})}, {{"shape", Ints{2, 3, 4}}}), "f32[2,3,4]");
+  EXPECT_EQ(Infer(Op::kBroadcastTo, {F32({})}, {{"shape", Ints{5}}}), "f32[5]");
+  EXPECT_EQ(Infer(Op::kBroadcastTo, {F32({3})}, {{"shape", Ints{4}}}),
+            "error: broadcast_to: cannot broadcast f32[3] to [4]");
+  EXPECT_TRUE(Fails(Op::kBroadcastTo, {F32({1, 3})}, {{"shape", Ints{3}}}));
+}
+
+TEST(ShapeInferenceTest, Slice) {
+  const Attributes attrs = {{"start", Ints{1, 0}}, {"limit", Ints{8, 4}}, {"stride", Ints{3, 1}}};
+  EXPECT_EQ(Infer(Op::kSlice, {F32({10, 4})}, attrs), "f32[3,4]");
+  EXPECT_EQ(Infer(Op::kSlice, {F32({10})}, {{"start", Ints{5}}, {"limit", Ints{5}}, {"stride", Ints{2}}}),
+            "f32[0]");
+  EXPECT_EQ(Infer(Op::kSlice, {F32({4})}, {{"start", Ints{0}}, {"limit", Ints{5}}, {"stride", Ints{1}}}),
+            "error: slice: axis 0: need 0 <= start <= limit <= 4, got start 0 limit 5");
+  EXPECT_EQ(Infer(Op::kSlice, {F32({4})}, {{"start", Ints{0}}, {"limit", Ints{4}}, {"stride", Ints{0}}}),
+            "error: slice: axis 0: stride must be >= 1, got 0");
+  EXPECT_TRUE(Fails(Op::kSlice, {F32({4, 4})}, {{"start", Ints{0}}, {"limit", Ints{4}}, {"stride", Ints{1}}}));
+  EXPECT_TRUE(Fails(Op::kSlice, {F32({4})}, {{"start", Ints{3}}, {"limit", Ints{2}}, {"stride", Ints{1}}}));
+}
+
+TEST(ShapeInferenceTest, Concat) {
+  EXPECT_EQ(Infer(Op::kConcat, {F32({2, 3}), F32({2, 5}), F32({2, 0})}, {{"axis", int64_t{-1}}}),
+            "f32[2,8]");
+  EXPECT_EQ(Infer(Op::kConcat, {I32({4})}, {{"axis", int64_t{0}}}), "i32[4]");
+  EXPECT_EQ(Infer(Op::kConcat, {}, {{"axis", int64_t{0}}}), "error: concat: expects at least 1 operand, got 0");
+  EXPECT_EQ(Infer(Op::kConcat, {F32({2, 3}), F32({3, 3})}, {{"axis", int64_t{1}}}),
+            "error: concat: operand 1 f32[3,3] does not match f32[2,3] outside axis 1");
+  EXPECT_TRUE(Fails(Op::kConcat, {F32({2}), I32({2})}, {{"axis", int64_t{0}}}));
+  EXPECT_TRUE(Fails(Op::kConcat, {F32({})}, {{"axis", int64_t{0}}}));
+}
+
+TEST(ShapeInferenceTest, SqueezeUnsqueeze) {
+  EXPECT_EQ(Infer(Op::kSqueeze, {F32({1, 3, 1})}, {{"axes", Ints{0, -1}}}), "f32[3]");
+  EXPECT_EQ(Infer(Op::kSqueeze, {F32({2, 3})}, {{"axes", Ints{1}}}),
+            "error: squeeze: axis 1 of f32[2,3] has size 3, not 1");
+  EXPECT_EQ(Infer(Op::kUnsqueeze, {F32({2, 3})}, {{"axes", Ints{0, 3}}}), "f32[1,2,3,1]");
+  EXPECT_EQ(Infer(Op::kUnsqueeze, {F32({2, 3})}, {{"axes", Ints{-1}}}), "f32[2,3,1]");
+  EXPECT_EQ(Infer(Op::kUnsqueeze, {F32({})}, {{"axes", Ints{0, 1}}}), "f32[1,1]");
+  EXPECT_EQ(Infer(Op::kUnsqueeze, {F32({2})}, {{"axes", Ints{2}}}),
+            "error: unsqueeze: axis 2 out of range for rank 2");
+  EXPECT_TRUE(Fails(Op::kUnsqueeze, {F32({2})}, {{"axes", Ints{0, 0}}}));
+}
+
+TEST(ShapeInferenceTest, Matmul) {
+  EXPECT_EQ(Infer(Op::kMatmul, {F32({8, 4}), F32({4, 2})}), "f32[8,2]");
+  EXPECT_EQ(Infer(Op::kMatmul, {F32({5, 1, 8, 4}), F32({3, 4, 2})}), "f32[5,3,8,2]");
+  EXPECT_EQ(Infer(Op::kMatmul, {I32({2, 2}), I32({2, 2})}), "i32[2,2]");
+  EXPECT_EQ(Infer(Op::kMatmul, {F32({8, 4}), F32({3, 2})}),
+            "error: matmul: inner dimensions differ: f32[8,4] x f32[3,2]");
+  EXPECT_EQ(Infer(Op::kMatmul, {F32({4}), F32({4, 2})}),
+            "error: matmul: operands must have rank >= 2, got f32[4] and f32[4,2]");
+  EXPECT_TRUE(Fails(Op::kMatmul, {F32({2, 8, 4}), F32({3, 4, 2})}));
+  EXPECT_TRUE(Fails(Op::kMatmul, {Bool({2, 2}), Bool({2, 2})}));
+}
+
+TEST(ShapeInferenceTest, Composites) {
+  EXPECT_EQ(Infer(Op::kGelu, {F32({2, 3})}), "f32[2,3]");
+  EXPECT_TRUE(Fails(Op::kGelu, {I32({2})}));
+  for (Op op : {Op::kSoftmax, Op::kLogSoftmax}) {
+    EXPECT_EQ(Infer(op, {F32({2, 3})}, {{"axis", int64_t{0}}}), "f32[2,3]");
+    EXPECT_TRUE(Fails(op, {F32({2, 3})}, {{"axis", int64_t{2}}}));
+    EXPECT_TRUE(Fails(op, {F32({2, 3})}));
+    EXPECT_TRUE(Fails(op, {I32({2, 3})}, {{"axis", int64_t{0}}}));
+  }
+  const Attributes norm = {{"axis", int64_t{-1}}, {"eps", 1e-5}};
+  EXPECT_EQ(Infer(Op::kLayerNorm, {F32({8, 128}), F32({128}), F32({128})}, norm), "f32[8,128]");
+  EXPECT_EQ(Infer(Op::kRmsNorm, {F32({8, 128}), F32({128})}, norm), "f32[8,128]");
+  EXPECT_EQ(Infer(Op::kRmsNorm, {F32({8, 128}), F32({128})}, {{"axis", int64_t{1}}, {"eps", int64_t{0}}}),
+            "f32[8,128]");
+  EXPECT_EQ(Infer(Op::kLayerNorm, {F32({8, 128}), F32({128}), F32({8})}, norm),
+            "error: layer_norm: beta must be f32[128], got f32[8]");
+  EXPECT_EQ(Infer(Op::kRmsNorm, {F32({8, 128}), F32({128})}, {{"axis", int64_t{0}}, {"eps", 1e-5}}),
+            "error: rms_norm: axis must be the last axis (1), got 0");
+  EXPECT_TRUE(Fails(Op::kRmsNorm, {F32({8, 128}), F32({128})}, {{"axis", int64_t{1}}, {"eps", -1.0}}));
+  EXPECT_TRUE(Fails(Op::kRmsNorm, {F32({8, 128}), TensorType(DType::kF16, {128})}, norm));
+  EXPECT_TRUE(Fails(Op::kLayerNorm, {F32({8, 128}), F32({128})}, norm));
+  EXPECT_TRUE(Fails(Op::kRmsNorm, {F32({}), F32({})}, norm));
+}
+
+// Every op has a rule: given valid operands it either infers or rejects with
+// InvalidArgument, never Internal.
+TEST(ShapeInferenceTest, EveryOpHasARule) {
+  for (Op op : kAllOps) {
+    const int arity = OpArity(op) < 0 ? 2 : OpArity(op);
+    std::vector<TensorType> operands(arity, F32({2, 2}));
+    absl::StatusOr<TensorType> t = InferType(op, operands, {});
+    if (!t.ok()) {
+      EXPECT_EQ(t.status().code(), absl::StatusCode::kInvalidArgument) << OpName(op);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace rk::compiler

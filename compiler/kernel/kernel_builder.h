@@ -1,0 +1,45 @@
+// Lowers a fusion plan to kernel IR: one kernel per group, buffers for every
+// materialized node, temporaries packed into one arena by liveness
+// (buffer_plan.h).
+//
+// Index maps: a node is evaluated at a vector of index expressions in its own
+// shape. Broadcasting maps size-1 dims to 0 and drops leading dims; transpose
+// permutes; slice scales and offsets; squeeze/unsqueeze insert or drop zero
+// indices; reshape linearizes and delinearizes (or reads a buffer's flat offset
+// directly). Layout ops therefore never copy unless they are materialized.
+//
+// Numerics: reductions of float dtypes accumulate in f64 (sequential order),
+// or in f32 with reassociation under fast_math / low_precision; integers wrap in
+// their own dtype. Matmul is tiled as i-k-j with a row of accumulators so the
+// innermost loop is contiguous and vectorizes.
+//
+// Faults (testing only, faults.h): <op>:accuracy and <op>:nondeterministic
+// rewrite the op's value, <op>:runtime_crash adds a null load to the op's
+// kernel, reduce_sum:drop_last shortens the innermost reduced loop, and
+// fuse:wrong_index shifts the row a fused reduction reads.
+//
+// Tested by compiler/kernel/kernel_builder_test.cc.
+#ifndef REPROKIT_COMPILER_KERNEL_KERNEL_BUILDER_H_
+#define REPROKIT_COMPILER_KERNEL_KERNEL_BUILDER_H_
+
+#include "absl/status/statusor.h"
+#include "compiler/driver/faults.h"
+#include "compiler/fusion/fusion.h"
+#include "compiler/ir/graph.h"
+#include "compiler/kernel/kernel_ir.h"
+
+namespace rk::compiler::kernel {
+
+struct KernelOptions {
+  bool fast_math = false;
+  bool low_precision = false;
+  int threads = 1;
+  const FaultSet* faults = nullptr;
+};
+
+absl::StatusOr<Program> BuildProgram(const Graph& graph, const fusion::FusionPlan& plan,
+                                     const KernelOptions& options);
+
+}  // namespace rk::compiler::kernel
+
+#endif  // REPROKIT_COMPILER_KERNEL_KERNEL_BUILDER_H_

@@ -1,0 +1,310 @@
+// Reference kernels for sources (constant, full, iota) and elementwise ops:
+// unary, binary, comparisons, logic, where and cast.
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "absl/strings/str_cat.h"
+#include "compiler/reference/kernels.h"
+
+namespace rk::compiler::reference_internal {
+namespace {
+
+absl::Status IntegerUnsupported(const Node& node, DType dtype) {
+  return absl::UnimplementedError(
+      absl::StrCat(OpLabel(node.op), ": not defined on ", std::string(DTypeName(dtype))));
+}
+
+// NaN-propagating maximum; +0 is larger than -0.
+double Maximum(double a, double b) {
+  if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<double>::quiet_NaN();
+  if (a == b) return std::signbit(a) ? b : a;
+  return a > b ? a : b;
+}
+
+double Minimum(double a, double b) {
+  if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<double>::quiet_NaN();
+  if (a == b) return std::signbit(a) ? a : b;
+  return a < b ? a : b;
+}
+
+double Sigmoid(double x) {
+  if (x >= 0) return 1.0 / (1.0 + std::exp(-x));
+  double e = std::exp(x);
+  return e / (1.0 + e);
+}
+
+absl::StatusOr<double (*)(double)> FloatUnary(Op op) {
+  switch (op) {
+    case Op::kNeg: return +[](double x) { return -x; };
+    case Op::kAbs: return +[](double x) { return std::fabs(x); };
+    case Op::kExp: return +[](double x) { return std::exp(x); };
+    case Op::kLog: return +[](double x) { return std::log(x); };
+    case Op::kSqrt: return +[](double x) { return std::sqrt(x); };
+    case Op::kRsqrt: return +[](double x) { return 1.0 / std::sqrt(x); };
+    case Op::kReciprocal: return +[](double x) { return 1.0 / x; };
+    case Op::kTanh: return +[](double x) { return std::tanh(x); };
+    case Op::kSigmoid: return &Sigmoid;
+    case Op::kRelu: return +[](double x) { return std::isnan(x) ? x : (x > 0 ? x : 0.0); };
+    case Op::kErf: return +[](double x) { return std::erf(x); };
+    case Op::kSin: return +[](double x) { return std::sin(x); };
+    case Op::kCos: return +[](double x) { return std::cos(x); };
+    default: return absl::InternalError(absl::StrCat("not a unary op: ", OpLabel(op)));
+  }
+}
+
+absl::StatusOr<double (*)(double, double)> FloatBinary(Op op) {
+  switch (op) {
+    case Op::kAdd: return +[](double a, double b) { return a + b; };
+    case Op::kSub: return +[](double a, double b) { return a - b; };
+    case Op::kMul: return +[](double a, double b) { return a * b; };
+    case Op::kDiv: return +[](double a, double b) { return a / b; };
+    case Op::kPow: return +[](double a, double b) { return std::pow(a, b); };
+    case Op::kMaximum: return &Maximum;
+    case Op::kMinimum: return &Minimum;
+    default: return absl::InternalError(absl::StrCat("not a binary op: ", OpLabel(op)));
+  }
+}
+
+// Integer arithmetic in uint64 so that overflow wraps instead of being UB;
+// the final WriteInts wraps to 32 bits where needed (modular arithmetic
+// commutes with the narrowing).
+int64_t WrapAdd(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+}
+int64_t WrapSub(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b));
+}
+int64_t WrapMul(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
+}
+int64_t TruncDiv(int64_t a, int64_t b) {
+  if (b == 0) return 0;
+  if (b == -1) return WrapSub(0, a);  // INT64_MIN / -1 wraps
+  return a / b;
+}
+absl::StatusOr<int64_t (*)(int64_t, int64_t)> IntBinary(Op op) {
+  switch (op) {
+    case Op::kAdd: return &WrapAdd;
+    case Op::kSub: return &WrapSub;
+    case Op::kMul: return &WrapMul;
+    case Op::kDiv: return &TruncDiv;
+    case Op::kMaximum: return +[](int64_t a, int64_t b) { return a > b ? a : b; };
+    case Op::kMinimum: return +[](int64_t a, int64_t b) { return a < b ? a : b; };
+    default: return absl::InternalError(absl::StrCat("not a binary op: ", OpLabel(op)));
+  }
+}
+
+template <typename T>
+bool Compare(Op op, T a, T b) {
+  switch (op) {
+    case Op::kEq: return a == b;
+    case Op::kNe: return a != b;  // true when either is NaN
+    case Op::kLt: return a < b;
+    case Op::kLe: return a <= b;
+    case Op::kGt: return a > b;
+    case Op::kGe: return a >= b;
+    default: return false;
+  }
+}
+
+absl::Status CheckArity(const Node& node, absl::Span<const HostTensor> operands, size_t n) {
+  if (operands.size() == n) return absl::OkStatus();
+  return absl::InternalError(absl::StrCat(OpLabel(node.op), ": expected ", n, " operands, got ",
+                                          operands.size()));
+}
+
+absl::StatusOr<int> NormalizedAxis(const Node& node, int64_t axis, int rank) {
+  if (axis < -rank || axis >= rank) {
+    return absl::InvalidArgumentError(absl::StrCat(OpLabel(node.op), ": axis ", axis,
+                                                   " out of range for rank ", rank));
+  }
+  return static_cast<int>(axis < 0 ? axis + rank : axis);
+}
+
+}  // namespace
+
+absl::StatusOr<HostTensor> EvalSource(const Node& node) {
+  switch (node.op) {
+    case Op::kConstant: {
+      absl::StatusOr<HostTensor> value = node.attrs.GetTensor("value");
+      if (!value.ok()) return value.status();
+      if (value->type() != node.type || !value->valid()) {
+        return absl::InvalidArgumentError(absl::StrCat("constant: literal of type ",
+                                                       value->type().ToString(),
+                                                       " for a node of type ",
+                                                       node.type.ToString()));
+      }
+      return *value;
+    }
+    case Op::kFull: {
+      absl::StatusOr<double> value = node.attrs.GetFloat("value");
+      if (!value.ok()) return value.status();
+      HostTensor out(node.type);
+      std::vector<double> values(out.num_elements(), *value);
+      WriteDoubles(out, values);
+      return out;
+    }
+    case Op::kIota: {
+      absl::StatusOr<int64_t> axis_attr = node.attrs.GetInt("axis");
+      if (!axis_attr.ok()) return axis_attr.status();
+      const Shape& shape = node.type.shape;
+      absl::StatusOr<int> axis = NormalizedAxis(node, *axis_attr, shape.rank());
+      if (!axis.ok()) return axis.status();
+      HostTensor out(node.type);
+      std::vector<int64_t> values(out.num_elements());
+      const int64_t stride = shape.Strides()[*axis];
+      const int64_t dim = shape.dim(*axis);
+      for (int64_t i = 0; i < out.num_elements(); ++i) values[i] = (i / stride) % dim;
+      WriteInts(out, values);
+      return out;
+    }
+    default:
+      return absl::InternalError(absl::StrCat(OpLabel(node.op), ": not a value-producing source"));
+  }
+}
+
+absl::StatusOr<HostTensor> EvalUnary(const Node& node, absl::Span<const HostTensor> operands) {
+  if (absl::Status s = CheckArity(node, operands, 1); !s.ok()) return s;
+  const HostTensor& x = operands[0];
+  if (x.shape() != node.type.shape) return ExpectType(x, node.type, OpLabel(node.op).c_str());
+  HostTensor out(node.type);
+  if (IsFloat(x.dtype())) {
+    absl::StatusOr<double (*)(double)> f = FloatUnary(node.op);
+    if (!f.ok()) return f.status();
+    std::vector<double> v = ReadDoubles(x);
+    for (double& e : v) e = (*f)(e);
+    WriteDoubles(out, v);
+    return out;
+  }
+  std::vector<int64_t> v = ReadInts(x);
+  for (int64_t& e : v) {
+    switch (node.op) {
+      case Op::kNeg: e = WrapSub(0, e); break;
+      case Op::kAbs: e = e < 0 ? WrapSub(0, e) : e; break;
+        default: return IntegerUnsupported(node, x.dtype());
+    }
+  }
+  WriteInts(out, v);
+  return out;
+}
+
+absl::StatusOr<HostTensor> EvalBinary(const Node& node, absl::Span<const HostTensor> operands) {
+  if (absl::Status s = CheckArity(node, operands, 2); !s.ok()) return s;
+  const HostTensor& a = operands[0];
+  const HostTensor& b = operands[1];
+  absl::StatusOr<std::vector<int64_t>> ia = BroadcastIndices(a.shape(), node.type.shape);
+  if (!ia.ok()) return ia.status();
+  absl::StatusOr<std::vector<int64_t>> ib = BroadcastIndices(b.shape(), node.type.shape);
+  if (!ib.ok()) return ib.status();
+  HostTensor out(node.type);
+  const int64_t n = out.num_elements();
+  if (IsFloat(a.dtype())) {
+    absl::StatusOr<double (*)(double, double)> f = FloatBinary(node.op);
+    if (!f.ok()) return f.status();
+    std::vector<double> va = ReadDoubles(a), vb = ReadDoubles(b), r(n);
+    for (int64_t i = 0; i < n; ++i) r[i] = (*f)(va[(*ia)[i]], vb[(*ib)[i]]);
+    WriteDoubles(out, r);
+    return out;
+  }
+  absl::StatusOr<int64_t (*)(int64_t, int64_t)> f = IntBinary(node.op);
+  if (!f.ok()) return f.status();
+  std::vector<int64_t> va = ReadInts(a), vb = ReadInts(b), r(n);
+  for (int64_t i = 0; i < n; ++i) r[i] = (*f)(va[(*ia)[i]], vb[(*ib)[i]]);
+  WriteInts(out, r);
+  return out;
+}
+
+absl::StatusOr<HostTensor> EvalCompare(const Node& node, absl::Span<const HostTensor> operands) {
+  if (absl::Status s = CheckArity(node, operands, 2); !s.ok()) return s;
+  const HostTensor& a = operands[0];
+  const HostTensor& b = operands[1];
+  absl::StatusOr<std::vector<int64_t>> ia = BroadcastIndices(a.shape(), node.type.shape);
+  if (!ia.ok()) return ia.status();
+  absl::StatusOr<std::vector<int64_t>> ib = BroadcastIndices(b.shape(), node.type.shape);
+  if (!ib.ok()) return ib.status();
+  HostTensor out(node.type);
+  const int64_t n = out.num_elements();
+  std::vector<int64_t> r(n);
+  if (IsFloat(a.dtype()) || IsFloat(b.dtype())) {
+    std::vector<double> va = ReadDoubles(a), vb = ReadDoubles(b);
+    for (int64_t i = 0; i < n; ++i) r[i] = Compare(node.op, va[(*ia)[i]], vb[(*ib)[i]]);
+  } else {
+    std::vector<int64_t> va = ReadInts(a), vb = ReadInts(b);
+    for (int64_t i = 0; i < n; ++i) r[i] = Compare(node.op, va[(*ia)[i]], vb[(*ib)[i]]);
+  }
+  WriteInts(out, r);
+  return out;
+}
+
+absl::StatusOr<HostTensor> EvalLogic(const Node& node, absl::Span<const HostTensor> operands) {
+  HostTensor out(node.type);
+  const int64_t n = out.num_elements();
+  std::vector<int64_t> r(n);
+  if (node.op == Op::kNot) {
+    if (absl::Status s = CheckArity(node, operands, 1); !s.ok()) return s;
+    if (absl::Status s = ExpectType(operands[0], node.type, "not"); !s.ok()) return s;
+    std::vector<int64_t> v = ReadInts(operands[0]);
+    for (int64_t i = 0; i < n; ++i) r[i] = v[i] == 0;
+  } else {
+    if (absl::Status s = CheckArity(node, operands, 2); !s.ok()) return s;
+    absl::StatusOr<std::vector<int64_t>> ia = BroadcastIndices(operands[0].shape(), node.type.shape);
+    if (!ia.ok()) return ia.status();
+    absl::StatusOr<std::vector<int64_t>> ib = BroadcastIndices(operands[1].shape(), node.type.shape);
+    if (!ib.ok()) return ib.status();
+    std::vector<int64_t> va = ReadInts(operands[0]), vb = ReadInts(operands[1]);
+    const bool is_and = node.op == Op::kAnd;
+    for (int64_t i = 0; i < n; ++i) {
+      bool x = va[(*ia)[i]] != 0, y = vb[(*ib)[i]] != 0;
+      r[i] = is_and ? (x && y) : (x || y);
+    }
+  }
+  WriteInts(out, r);
+  return out;
+}
+
+absl::StatusOr<HostTensor> EvalSelect(const Node& node, absl::Span<const HostTensor> operands) {
+  if (absl::Status s = CheckArity(node, operands, 3); !s.ok()) return s;
+  const HostTensor& cond = operands[0];
+  const HostTensor& a = operands[1];
+  const HostTensor& b = operands[2];
+  if (a.dtype() != node.type.dtype || b.dtype() != node.type.dtype) {
+    return absl::InternalError("where: branch dtypes differ from the result's");
+  }
+  absl::StatusOr<std::vector<int64_t>> ic = BroadcastIndices(cond.shape(), node.type.shape);
+  if (!ic.ok()) return ic.status();
+  absl::StatusOr<std::vector<int64_t>> ia = BroadcastIndices(a.shape(), node.type.shape);
+  if (!ia.ok()) return ia.status();
+  absl::StatusOr<std::vector<int64_t>> ib = BroadcastIndices(b.shape(), node.type.shape);
+  if (!ib.ok()) return ib.status();
+  std::vector<int64_t> vc = ReadInts(cond);
+  HostTensor out(node.type);
+  const int64_t n = out.num_elements();
+  const size_t size = DTypeSize(node.type.dtype);
+  auto* dst = static_cast<uint8_t*>(out.raw_data());
+  const auto* pa = static_cast<const uint8_t*>(a.raw_data());
+  const auto* pb = static_cast<const uint8_t*>(b.raw_data());
+  for (int64_t i = 0; i < n; ++i) {
+    const uint8_t* src = vc[(*ic)[i]] != 0 ? pa + (*ia)[i] * size : pb + (*ib)[i] * size;
+    std::memcpy(dst + i * size, src, size);
+  }
+  return out;
+}
+
+absl::StatusOr<HostTensor> EvalCast(const Node& node, absl::Span<const HostTensor> operands) {
+  if (absl::Status s = CheckArity(node, operands, 1); !s.ok()) return s;
+  const HostTensor& x = operands[0];
+  if (x.shape() != node.type.shape) {
+    return absl::InternalError(absl::StrCat("cast: operand shape ", x.shape().ToString(),
+                                            " differs from the result's"));
+  }
+  HostTensor out(node.type);
+  if (IsFloat(x.dtype())) {
+    WriteDoubles(out, ReadDoubles(x));
+  } else {
+    WriteInts(out, ReadInts(x));
+  }
+  return out;
+}
+
+}  // namespace rk::compiler::reference_internal

@@ -1,0 +1,75 @@
+// The reference interpreter: evaluates a Graph on host tensors, slowly and
+// simply, as the ground truth that compiled code is judged against (DESIGN.md
+// §5, the oracle).
+//
+// Needs a verified graph (Verify in compiler/ir/verifier.h); the interpreter
+// re-checks only what it must to stay memory-safe (operand order, the
+// attributes it reads, the inputs' count and types).
+//
+// Two modes:
+// - Native (default): every op computes in double (float dtypes) or int64
+//   (integers and bool) and rounds its result to the node's storage dtype
+//   right away (f16/bf16 round to nearest even, f32 through a float cast), as
+//   hardware that stores every intermediate would. Reductions, matmul and
+//   composites (gelu, softmax, log_softmax, layer_norm, rms_norm) accumulate in
+//   double and round once, at the end of the op.
+// - fp64 (EvalOptions::fp64): the graph is first promoted with PromoteToF64
+//   (promote.h): every float input, node, constant and cast target becomes
+//   f64; integers and bool stay as they are. Float inputs are converted to f64
+//   and float outputs come back as f64.
+//
+// Semantics beyond the obvious:
+// - Integers (i32, i64) wrap modulo 2^bits on overflow (add, sub, mul, neg,
+//   abs, reduce_sum, matmul; abs(INT_MIN) == INT_MIN). Division truncates
+//   toward zero; x / 0 == 0 (INT_MIN / -1 wraps to INT_MIN).
+// - NaN: maximum/minimum, reduce_max/reduce_min propagate NaN; comparisons
+//   with NaN are false except ne, which is true; argmax treats NaN as the
+//   largest value and returns the first index of the maximum.
+// - cast: float -> int truncates toward zero and wraps modulo 2^bits; NaN and
+//   +-Inf become 0. float -> bool is x != 0 (NaN -> true). Integer -> float
+//   rounds to nearest even (once, except i64 beyond 2^53 to f16/bf16, which
+//   goes through double).
+// - Reducing an axis of size 0: sum 0, mean NaN (InferType rejects max, min
+//   and argmax there).
+// - relu(-0) = +0 and relu(NaN) = NaN; maximum(-0, +0) = +0, minimum = -0.
+// - Outputs may share storage with inputs (HostTensor copies share bytes).
+//
+// Tested by compiler/reference/ops_test.cc (every op, hand-computed values),
+// compiler/reference/interpreter_test.cc (rounding, fp64 mode, intermediates,
+// input checks) and compiler/reference/examples_test.cc (examples/*.rk).
+#ifndef REPROKIT_COMPILER_REFERENCE_INTERPRETER_H_
+#define REPROKIT_COMPILER_REFERENCE_INTERPRETER_H_
+
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "compiler/ir/graph.h"
+#include "compiler/ir/tensor.h"
+
+namespace rk::compiler {
+
+struct EvalOptions {
+  // Promote every float computation to f64 (the oracle's fp64 reference).
+  bool fp64 = false;
+  // Keep the value of every node (EvalResult::values); otherwise values are
+  // released as soon as their last user has run.
+  bool record_intermediates = false;
+};
+
+struct EvalResult {
+  // One tensor per graph output, in the graph's output order.
+  std::vector<HostTensor> outputs;
+  // With record_intermediates, one tensor per node, indexed by NodeId value
+  // (in fp64 mode, the promoted graph's values); otherwise empty.
+  std::vector<HostTensor> values;
+};
+
+// Evaluates `graph` on `inputs` (one per graph input, in signature order, of
+// exactly the declared types; InvalidArgument naming the input otherwise).
+absl::StatusOr<EvalResult> Evaluate(const Graph& graph, absl::Span<const HostTensor> inputs,
+                                    const EvalOptions& options = {});
+
+}  // namespace rk::compiler
+
+#endif  // REPROKIT_COMPILER_REFERENCE_INTERPRETER_H_

@@ -1,0 +1,348 @@
+#include "minifier/engine.h"
+
+#include <algorithm>
+#include <optional>
+#include <thread>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "compiler/ir/verifier.h"
+#include "minifier/reduction.h"
+#include "minifier/rewrite.h"
+#include "minifier/search.h"
+
+namespace rk::minifier {
+namespace {
+
+using compiler::HostTensor;
+using compiler::NodeId;
+
+// One proposal on its way to a verdict.
+struct Prepared {
+  enum class State { kInvalid, kNotSmaller, kKnown, kToTest };
+  State state = State::kInvalid;
+  Candidate candidate;
+  std::string key;
+  bool interesting = false;
+};
+
+// Proposes each target alone, in order: the final single-removal check.
+class EachTarget : public SearchState {
+ public:
+  explicit EachTarget(int n) : n_(n) {}
+  std::unique_ptr<SearchState> Clone() const override {
+    return std::make_unique<EachTarget>(*this);
+  }
+  std::optional<std::vector<int>> Next() override {
+    if (next_ >= n_) return std::nullopt;
+    return std::vector<int>{next_++};
+  }
+  void Report(bool interesting) override {
+    if (interesting) next_ = n_;
+  }
+
+ private:
+  int n_, next_ = 0;
+};
+
+// The final check's targets: every compute node (cut to an input) and, when
+// there are several, every output (dropped).
+ReductionPlan SingleRemovals(const ReductionInput& input) {
+  const Candidate& base = input.current;
+  std::vector<NodeId> nodes = ComputeNodeIds(base.graph);
+  int num_outputs = static_cast<int>(base.graph.outputs().size());
+  ReductionPlan plan;
+  plan.num_targets = static_cast<int>(nodes.size()) + (num_outputs > 1 ? num_outputs : 0);
+  plan.build = [&base, values = input.values, nodes](absl::Span<const int> chosen) {
+    GraphEdit edit(base.graph);
+    int t = chosen[0];
+    if (t < static_cast<int>(nodes.size())) {
+      edit.ToInput(nodes[t]);
+    } else {
+      std::vector<NodeId> outputs = base.graph.outputs();
+      outputs.erase(outputs.begin() + (t - nodes.size()));
+      edit.outputs = outputs;
+    }
+    return ApplyEdit(base, values, edit);
+  };
+  return plan;
+}
+
+class Engine {
+ public:
+  Engine(FailureTest& test, const MinifyOptions& options)
+      : test_(test), options_(options), start_time_(absl::Now()) {}
+
+  absl::Status Run(Candidate start);
+  MinifyResult Finish() {
+    stats_.final_score = current_score_;
+    stats_.seconds = Elapsed();
+    return MinifyResult{std::move(current_), std::move(stats_)};
+  }
+
+ private:
+  double Elapsed() const { return absl::ToDoubleSeconds(absl::Now() - start_time_); }
+  bool ShouldStop();
+  bool Selected(std::string_view name) const;
+  void FixedPoint();
+  bool RunPlan(const std::string& name, const ReductionPlan& plan,
+               std::unique_ptr<SearchState> state, ReductionStats& rs);
+  bool RunReduction(const ReductionInfo& info);
+  const std::vector<HostTensor>* ValuesOfCurrent();
+  Prepared Prepare(const ReductionPlan& plan, const std::vector<int>& chosen);
+  void Judge(std::vector<Prepared>& batch, ReductionStats& rs);
+  void Accept(Prepared& prepared, std::string_view reduction);
+  void Report(std::string_view reduction, bool accepted);
+  void FinalChecks();
+
+  FailureTest& test_;
+  const MinifyOptions& options_;
+  absl::Time start_time_;
+  Candidate current_;
+  Score current_score_;
+  std::string current_key_;
+  MinifyStats stats_;
+  absl::flat_hash_map<std::string, TestResult> memo_;
+  absl::flat_hash_map<std::string, std::string> settled_;  // reduction -> key
+  std::string values_key_;
+  std::vector<HostTensor> values_;
+};
+
+bool Engine::ShouldStop() {
+  if (options_.stop != nullptr && options_.stop->load()) {
+    stats_.interrupted = true;
+    return true;
+  }
+  if (options_.time_limit_seconds > 0 && Elapsed() > options_.time_limit_seconds) {
+    stats_.timed_out = true;
+    return true;
+  }
+  return false;
+}
+
+bool Engine::Selected(std::string_view name) const {
+  return options_.only.empty() ||
+         std::find(options_.only.begin(), options_.only.end(), name) != options_.only.end();
+}
+
+const std::vector<HostTensor>* Engine::ValuesOfCurrent() {
+  if (values_key_ != current_key_) {
+    absl::StatusOr<std::vector<HostTensor>> values =
+        RecordValues(current_, options_.fp64_values);
+    if (!values.ok()) return nullptr;
+    values_ = *std::move(values);
+    values_key_ = current_key_;
+  }
+  return &values_;
+}
+
+Prepared Engine::Prepare(const ReductionPlan& plan, const std::vector<int>& chosen) {
+  Prepared p;
+  absl::StatusOr<Candidate> built = plan.build(chosen);
+  if (!built.ok() || !compiler::Verify(built->graph).ok()) {
+    ++stats_.invalid_candidates;
+    return p;
+  }
+  p.candidate = *std::move(built);
+  if (!(ComputeScore(p.candidate) < current_score_)) {
+    ++stats_.not_smaller;
+    p.state = Prepared::State::kNotSmaller;
+    return p;
+  }
+  p.key = CandidateKey(p.candidate);
+  auto it = memo_.find(p.key);
+  if (it != memo_.end()) {
+    ++stats_.cache_hits;
+    p.state = Prepared::State::kKnown;
+    p.interesting = it->second.interesting;
+    return p;
+  }
+  p.state = Prepared::State::kToTest;
+  return p;
+}
+
+void Engine::Judge(std::vector<Prepared>& batch, ReductionStats& rs) {
+  std::vector<int> to_test;
+  for (int i = 0; i < static_cast<int>(batch.size()); ++i) {
+    if (batch[i].state != Prepared::State::kToTest) continue;
+    bool duplicate = false;
+    for (int j : to_test) duplicate |= batch[j].key == batch[i].key;
+    if (!duplicate) to_test.push_back(i);
+  }
+  std::vector<absl::StatusOr<TestResult>> results(to_test.size(), TestResult{});
+  auto run = [&](size_t k) { results[k] = test_.Test(batch[to_test[k]].candidate); };
+  if (to_test.size() == 1 || options_.jobs <= 1) {
+    for (size_t k = 0; k < to_test.size(); ++k) run(k);
+  } else {
+    std::vector<std::thread> threads;
+    for (size_t k = 0; k < to_test.size(); ++k) threads.emplace_back(run, k);
+    for (std::thread& t : threads) t.join();
+  }
+  for (size_t k = 0; k < to_test.size(); ++k) {
+    ++stats_.oracle_calls;
+    ++rs.oracle_calls;
+    if (!results[k].ok()) {
+      ++stats_.invalid_candidates;
+      memo_[batch[to_test[k]].key] = TestResult{};
+      continue;
+    }
+    if (results[k]->drift) ++stats_.rejected_drifts;
+    memo_[batch[to_test[k]].key] = *results[k];
+  }
+  for (Prepared& p : batch) {
+    if (p.state == Prepared::State::kToTest) p.interesting = memo_[p.key].interesting;
+  }
+}
+
+void Engine::Accept(Prepared& prepared, std::string_view reduction) {
+  current_ = std::move(prepared.candidate);
+  current_score_ = ComputeScore(current_);
+  current_key_ = prepared.key;
+  ++stats_.accepted_steps;
+  stats_.final_score = current_score_;
+  stats_.seconds = Elapsed();
+  if (options_.on_accept) options_.on_accept(current_, stats_);
+  Report(reduction, true);
+}
+
+void Engine::Report(std::string_view reduction, bool accepted) {
+  if (!options_.on_progress) return;
+  ProgressEvent event;
+  event.reduction = reduction;
+  event.nodes_now = current_score_.compute_nodes();
+  event.nodes_start = stats_.start_score.compute_nodes();
+  event.oracle_calls = stats_.oracle_calls;
+  event.cache_hits = stats_.cache_hits;
+  event.elapsed_seconds = Elapsed();
+  event.accepted = accepted;
+  options_.on_progress(event);
+}
+
+bool Engine::RunPlan(const std::string& name, const ReductionPlan& plan,
+                     std::unique_ptr<SearchState> state, ReductionStats& rs) {
+  bool progress = false;
+  const int jobs = std::max(1, options_.jobs);
+  while (!ShouldStop()) {
+    std::vector<std::vector<int>> proposals;
+    std::unique_ptr<SearchState> speculation = state->Clone();
+    while (static_cast<int>(proposals.size()) < jobs) {
+      std::optional<std::vector<int>> next = speculation->Next();
+      if (!next.has_value()) break;
+      proposals.push_back(*std::move(next));
+      speculation->Report(false);
+    }
+    if (proposals.empty()) break;
+    std::vector<Prepared> batch;
+    for (const std::vector<int>& chosen : proposals) batch.push_back(Prepare(plan, chosen));
+    rs.candidates += static_cast<int64_t>(batch.size());
+    Judge(batch, rs);
+    for (Prepared& p : batch) {
+      state->Next();
+      state->Report(p.interesting);
+      if (p.interesting) {
+        ++rs.accepted;
+        Accept(p, name);
+        progress = true;
+        break;
+      }
+    }
+    Report(name, false);
+  }
+  return progress;
+}
+
+bool Engine::RunReduction(const ReductionInfo& info) {
+  std::string name(info.name);
+  auto settled = settled_.find(name);
+  if (settled != settled_.end() && settled->second == current_key_) return false;
+  ReductionStats& rs = stats_.For(name);
+  ++rs.runs;
+  absl::Time start = absl::Now();
+  Candidate base = current_;
+  std::vector<HostTensor> values;
+  if (info.needs_values) {
+    const std::vector<HostTensor>* recorded = ValuesOfCurrent();
+    if (recorded == nullptr) return false;
+    values = *recorded;
+  }
+  Report(name, false);
+  std::string base_key = current_key_;
+  ReductionPlan plan = info.plan(ReductionInput{base, values});
+  bool progress = RunPlan(name, plan, MakeSearch(info.search, plan.num_targets), rs);
+  rs.seconds += absl::ToDoubleSeconds(absl::Now() - start);
+  if (!progress && !stats_.interrupted && !stats_.timed_out) settled_[name] = base_key;
+  return progress;
+}
+
+void Engine::FixedPoint() {
+  bool changed = true;
+  while (changed && !ShouldStop()) {
+    changed = false;
+    for (const ReductionInfo& info : AllReductions()) {
+      if (!Selected(info.name)) continue;
+      changed |= RunReduction(info);
+      if (ShouldStop()) return;
+    }
+  }
+}
+
+void Engine::FinalChecks() {
+  constexpr int kMaxRounds = 8;
+  for (int round = 0; round < kMaxRounds && !ShouldStop(); ++round) {
+    const std::vector<HostTensor>* recorded = ValuesOfCurrent();
+    if (recorded == nullptr) break;
+    Candidate base = current_;
+    std::vector<HostTensor> values = *recorded;
+    ReductionPlan plan = SingleRemovals(ReductionInput{base, values});
+    ReductionStats& rs = stats_.For("final_check");
+    ++rs.runs;
+    absl::Time start = absl::Now();
+    bool progress = RunPlan("final_check", plan, std::make_unique<EachTarget>(plan.num_targets),
+                            rs);
+    rs.seconds += absl::ToDoubleSeconds(absl::Now() - start);
+    if (!progress) {
+      stats_.one_minimal = !ShouldStop();
+      break;
+    }
+    FixedPoint();
+  }
+  for (int i = 0; i < options_.reproduce_runs; ++i) {
+    ++stats_.reproduce_attempts;
+    ++stats_.oracle_calls;
+    absl::StatusOr<TestResult> result = test_.Test(current_);
+    if (result.ok() && result->interesting) ++stats_.reproduce_runs;
+  }
+  stats_.flaky = stats_.reproduce_runs < stats_.reproduce_attempts;
+}
+
+absl::Status Engine::Run(Candidate start) {
+  if (absl::Status s = compiler::Verify(start.graph); !s.ok()) return s;
+  current_ = std::move(start);
+  current_score_ = ComputeScore(current_);
+  current_key_ = CandidateKey(current_);
+  stats_.start_score = stats_.final_score = current_score_;
+  ++stats_.oracle_calls;
+  absl::StatusOr<TestResult> first = test_.Test(current_);
+  if (!first.ok()) return first.status();
+  if (!first->interesting) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the input does not reproduce its expected failure (observed: ", first->signature, ")"));
+  }
+  memo_[current_key_] = *first;
+  FixedPoint();
+  if (!ShouldStop()) FinalChecks();
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<MinifyResult> Minify(Candidate start, FailureTest& test,
+                                    const MinifyOptions& options) {
+  Engine engine(test, options);
+  if (absl::Status s = engine.Run(std::move(start)); !s.ok()) return s;
+  return engine.Finish();
+}
+
+}  // namespace rk::minifier

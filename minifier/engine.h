@@ -1,0 +1,76 @@
+// The generic reduction engine: minimizes a failing candidate while it keeps
+// failing with the same signature.
+//
+// Runs the reductions of reductions.def in order, repeatedly, until a whole
+// round accepts nothing (a fixed point). For each reduction it asks for a
+// plan, drives the plan's search (search.h), and for each proposal builds the
+// candidate, drops it if construction or Verify fails (invalid, counted) or
+// if its score is not strictly smaller than the current one, answers it from
+// the memo when its key was judged before, and otherwise asks the
+// FailureTest. With jobs > 1 it speculates: the next `jobs` proposals, as if
+// the earlier ones failed, are judged at once, and results are taken in
+// proposal order, so the result does not depend on `jobs`.
+//
+// At the fixed point it checks 1-minimality (removing any single compute
+// node, feeding its users its recorded value, or any single output, no longer
+// fails the same way; anything found is accepted and the rounds resume) and
+// re-judges the result `reproduce_runs` times; a miss marks it flaky.
+//
+// Needs: `start` fails with the expected signature (checked first:
+// FailedPrecondition otherwise). Guarantees: every accepted candidate was
+// verified and judged interesting; scores strictly decrease; the run stops
+// cleanly (best so far returned) on `stop` or the time limit.
+//
+// Tested by minifier/engine_test.cc.
+#ifndef REPROKIT_MINIFIER_ENGINE_H_
+#define REPROKIT_MINIFIER_ENGINE_H_
+
+#include <atomic>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "minifier/candidate.h"
+#include "minifier/failure_test.h"
+#include "minifier/stats.h"
+
+namespace rk::minifier {
+
+struct ProgressEvent {
+  std::string_view reduction;
+  int64_t nodes_now = 0;
+  int64_t nodes_start = 0;
+  int64_t oracle_calls = 0;
+  int64_t cache_hits = 0;
+  double elapsed_seconds = 0;
+  bool accepted = false;  // this event reports an accepted step
+};
+
+struct MinifyOptions {
+  int jobs = 1;
+  double time_limit_seconds = 0;  // 0: none
+  const std::atomic<bool>* stop = nullptr;
+  // Record cut values in fp64 (accuracy failures: the cut inputs then carry
+  // exact values rather than the native reference's rounding).
+  bool fp64_values = false;
+  int reproduce_runs = 3;
+  // Reduction names to run (schedule order is kept); empty: all.
+  std::vector<std::string> only;
+  // Called after every accepted step (checkpointing).
+  std::function<void(const Candidate&, const MinifyStats&)> on_accept;
+  std::function<void(const ProgressEvent&)> on_progress;
+};
+
+struct MinifyResult {
+  Candidate best;
+  MinifyStats stats;
+};
+
+absl::StatusOr<MinifyResult> Minify(Candidate start, FailureTest& test,
+                                    const MinifyOptions& options);
+
+}  // namespace rk::minifier
+
+#endif  // REPROKIT_MINIFIER_ENGINE_H_

@@ -1,0 +1,133 @@
+#include "minifier/minify_bundle.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "compiler/ir/graph.h"
+#include "minifier/oracle_failure_test.h"
+#include "repro/bundle/bundle.h"
+#include "repro/bundle/environment.h"
+#include "repro/oracle/oracle.h"
+#include "repro/oracle/signature.h"
+
+namespace rk::minifier {
+namespace {
+
+using repro::Bundle;
+using repro::BundleInput;
+
+// The bundle for `candidate`, derived from `original`.
+Bundle DerivedBundle(const repro::LoadedBundle& original, const Candidate& candidate,
+                     const MinifyStats& stats, bool complete) {
+  Bundle bundle;
+  bundle.graph = candidate.graph;
+  bundle.options = original.bundle.options;
+  bundle.expected = original.bundle.expected;
+  bundle.expected.outputs.clear();  // metrics of the original's outputs
+  bundle.judged = original.bundle.judged;
+  bundle.policy = original.bundle.policy;
+  bundle.tol = original.bundle.tol;
+  bundle.environment = repro::CollectEnvironment();
+  for (compiler::NodeId id : candidate.graph.inputs()) {
+    BundleInput input;
+    input.name = candidate.graph.node(id).name;
+    input.type = candidate.graph.type(id);
+    input.source = BundleInput::Source::kBlob;
+    bundle.inputs.push_back(std::move(input));
+  }
+  bundle.provenance = original.bundle.provenance;
+  Json parent = Json::MakeObject();
+  parent.Set("hash", original.hash);
+  parent.Set("dir", original.dir);
+  bundle.provenance.Set("parent", std::move(parent));
+  bundle.provenance.Set("derived_by", "reprokit minify");
+  bundle.provenance.Set("time", repro::UtcTimestamp());
+  bundle.minimization = stats.ToJson();
+  bundle.minimization.Set("complete", complete);
+  bundle.minimization.Set("parent_hash", original.hash);
+  return bundle;
+}
+
+absl::Status WriteDerived(const repro::LoadedBundle& original, const Candidate& candidate,
+                          const MinifyStats& stats, bool complete, const std::string& dir,
+                          std::string* hash = nullptr) {
+  Bundle bundle = DerivedBundle(original, candidate, stats, complete);
+  if (hash != nullptr) *hash = repro::BundleHash(bundle);
+  return repro::WriteBundle(bundle, candidate.inputs, dir);
+}
+
+// The checkpoint in `dir` to resume from, if it derives from `original`.
+absl::StatusOr<std::optional<Candidate>> LoadCheckpoint(const repro::LoadedBundle& original,
+                                                        const std::string& dir) {
+  if (!repro::IsBundleDir(dir)) return std::optional<Candidate>();
+  absl::StatusOr<repro::LoadedBundle> checkpoint = repro::LoadBundle(dir);
+  if (!checkpoint.ok()) return checkpoint.status();
+  absl::StatusOr<std::string> parent =
+      checkpoint->bundle.minimization.GetString("parent_hash");
+  if (!parent.ok() || *parent != original.hash) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        dir, ": not a minimization of ", original.dir, " (parent hash differs); remove it or "
+        "choose another output directory"));
+  }
+  return std::optional<Candidate>(
+      Candidate{checkpoint->bundle.graph, std::move(checkpoint->inputs)});
+}
+
+}  // namespace
+
+absl::StatusOr<MinifyBundleResult> MinifyBundle(const MinifyBundleOptions& options) {
+  absl::StatusOr<repro::LoadedBundle> original = repro::LoadBundle(options.input_dir);
+  if (!original.ok()) return original.status();
+  const repro::Signature expected = original->bundle.expected.signature;
+  if (!repro::IsFailure(expected.kind)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(options.input_dir, ": the bundle's expected verdict is '",
+                     expected.ToString(), "', not a failure: nothing to minimize"));
+  }
+  MinifyBundleResult out;
+  out.signature = expected.ToString();
+  out.original_hash = original->hash;
+  Candidate start{original->bundle.graph, original->inputs};
+  if (options.resume) {
+    absl::StatusOr<std::optional<Candidate>> checkpoint =
+        LoadCheckpoint(*original, options.output_dir);
+    if (!checkpoint.ok()) return checkpoint.status();
+    if (checkpoint->has_value()) {
+      start = **std::move(checkpoint);
+      out.resumed = true;
+    }
+  }
+  repro::Oracle::Config config;
+  config.options.policy = original->bundle.policy;
+  config.options.accuracy.tol = original->bundle.tol;
+  config.workers = std::max(1, options.jobs);
+  config.isolate = options.isolate;
+  absl::StatusOr<std::unique_ptr<repro::Oracle>> oracle = repro::Oracle::Create(config);
+  if (!oracle.ok()) return oracle.status();
+  OracleFailureTest test(oracle->get(), original->bundle.options, expected);
+
+  MinifyOptions minify;
+  minify.jobs = options.jobs;
+  minify.time_limit_seconds = options.time_limit_seconds;
+  minify.stop = options.stop;
+  minify.fp64_values = expected.kind == repro::VerdictKind::kAccuracy;
+  minify.on_progress = options.on_progress;
+  absl::Status checkpoint_status;
+  minify.on_accept = [&](const Candidate& best, const MinifyStats& stats) {
+    absl::Status s = WriteDerived(*original, best, stats, false, options.output_dir);
+    if (!s.ok() && checkpoint_status.ok()) checkpoint_status = s;
+  };
+  absl::StatusOr<MinifyResult> result = Minify(std::move(start), test, minify);
+  if (!result.ok()) return result.status();
+  if (!checkpoint_status.ok()) return checkpoint_status;
+  out.stats = result->stats;
+  out.complete = !out.stats.interrupted && !out.stats.timed_out;
+  if (absl::Status s = WriteDerived(*original, result->best, out.stats, out.complete,
+                                    options.output_dir, &out.minimized_hash);
+      !s.ok()) {
+    return s;
+  }
+  return out;
+}
+
+}  // namespace rk::minifier

@@ -1,0 +1,56 @@
+// MinifyBundle: `reprokit minify` as a library. Loads a bundle, checks that it
+// reproduces its expected signature, minimizes it with the real oracle
+// (isolated workers, -j of them), checkpoints the best bundle so far to the
+// output directory after every accepted step, and writes the final bundle.
+//
+// The output bundle holds only the blobs its graph and inputs need; its
+// repro.json records provenance (the original bundle's hash and directory)
+// and the minimization stats (engine.h's MinifyStats, plus "complete"). A
+// checkpoint is such a bundle with "complete": false; `resume` continues
+// from it when its parent hash matches the input bundle.
+//
+// Errors: the input's load errors (InvalidArgument, NotFound, DataLoss);
+// InvalidArgument when its expected verdict is not a failure;
+// FailedPrecondition when it does not reproduce that failure at all.
+//
+// Tested by minifier/minify_bundle_test.cc.
+#ifndef REPROKIT_MINIFIER_MINIFY_BUNDLE_H_
+#define REPROKIT_MINIFIER_MINIFY_BUNDLE_H_
+
+#include <atomic>
+#include <functional>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "minifier/engine.h"
+#include "minifier/stats.h"
+
+namespace rk::minifier {
+
+struct MinifyBundleOptions {
+  std::string input_dir;
+  std::string output_dir;
+  int jobs = 1;
+  bool resume = false;
+  double time_limit_seconds = 0;
+  const std::atomic<bool>* stop = nullptr;
+  std::function<void(const ProgressEvent&)> on_progress;
+  // Judge in worker subprocesses (crashes become verdicts). Off only for a
+  // trusted compiler in tests.
+  bool isolate = true;
+};
+
+struct MinifyBundleResult {
+  MinifyStats stats;
+  std::string signature;       // the failure kept
+  std::string original_hash;   // BundleHash of the input
+  std::string minimized_hash;  // BundleHash of the output
+  bool resumed = false;
+  bool complete = false;       // not cut short by a signal or the time limit
+};
+
+absl::StatusOr<MinifyBundleResult> MinifyBundle(const MinifyBundleOptions& options);
+
+}  // namespace rk::minifier
+
+#endif  // REPROKIT_MINIFIER_MINIFY_BUNDLE_H_

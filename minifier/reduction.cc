@@ -1,0 +1,34 @@
+#include "minifier/reduction.h"
+
+#include "minifier/reductions/bypass_node.h"
+#include "minifier/reductions/cut_head.h"
+#include "minifier/reductions/ddmin_nodes.h"
+#include "minifier/reductions/drop_outputs.h"
+#include "minifier/reductions/inputs_to_constants.h"
+#include "minifier/reductions/remove_unused_inputs.h"
+#include "minifier/reductions/shrink_shapes.h"
+#include "minifier/reductions/simplify_dtypes.h"
+#include "minifier/reductions/simplify_op.h"
+#include "minifier/reductions/truncate_tail.h"
+
+namespace rk::minifier {
+namespace {
+
+constexpr ReductionInfo kReductions[] = {
+#define REDUCTION(stem, fn, search, values) {#stem, &fn, SearchKind::search, values},
+#include "minifier/reductions.def"
+#undef REDUCTION
+};
+
+}  // namespace
+
+absl::Span<const ReductionInfo> AllReductions() { return kReductions; }
+
+const ReductionInfo* FindReduction(std::string_view name) {
+  for (const ReductionInfo& info : kReductions) {
+    if (info.name == name) return &info;
+  }
+  return nullptr;
+}
+
+}  // namespace rk::minifier

@@ -1,0 +1,65 @@
+// The contract between reductions and the engine.
+//
+// A reduction only decides WHAT to try. Given the current candidate it
+// returns a ReductionPlan: a number of targets (nodes, outputs, inputs, cut
+// points, shrink levels, ...) and a function that builds the candidate in
+// which a chosen set of targets is reduced. The engine decides HOW: which
+// sets to try (binary search or probabilistic delta debugging, per the
+// table in reductions.def), validation, memoization, parallel speculation and
+// acceptance. Every reduction has the same signature, ReductionFn.
+//
+// Search kinds:
+//   kBinarySearch: targets are ordered from the most aggressive (0) to the
+//     least; the engine looks for the smallest target that still fails,
+//     building each probe from exactly one target.
+//   kDeltaDebug: targets are independent; the engine looks for a large set
+//     to reduce at once and builds from the union of everything accepted so
+//     far plus the set under test.
+//
+// Tested through minifier/reductions/*_test.cc and minifier/engine_test.cc.
+#ifndef REPROKIT_MINIFIER_REDUCTION_H_
+#define REPROKIT_MINIFIER_REDUCTION_H_
+
+#include <functional>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "compiler/ir/tensor.h"
+#include "minifier/candidate.h"
+
+namespace rk::minifier {
+
+enum class SearchKind { kBinarySearch, kDeltaDebug };
+
+struct ReductionInput {
+  const Candidate& current;
+  // The recorded value of every node of current.graph (indexed by NodeId),
+  // in the node's dtype; what cuts feed to new inputs.
+  absl::Span<const compiler::HostTensor> values;
+};
+
+struct ReductionPlan {
+  int num_targets = 0;
+  // Builds the candidate with the targets in `chosen` (sorted, unique,
+  // in [0, num_targets)) reduced. An error means "invalid candidate".
+  std::function<absl::StatusOr<Candidate>(absl::Span<const int> chosen)> build;
+};
+
+using ReductionFn = ReductionPlan (*)(const ReductionInput& input);
+
+struct ReductionInfo {
+  std::string_view name;  // the stem: file, function, --only name, stats key
+  ReductionFn plan;
+  SearchKind search;
+  bool needs_values;  // whether the plan reads ReductionInput::values
+};
+
+// Every reduction, in schedule order (reductions.def).
+absl::Span<const ReductionInfo> AllReductions();
+const ReductionInfo* FindReduction(std::string_view name);
+
+}  // namespace rk::minifier
+
+#endif  // REPROKIT_MINIFIER_REDUCTION_H_

@@ -1,0 +1,42 @@
+#include "minifier/reductions/cut_head.h"
+
+#include "gtest/gtest.h"
+#include "minifier/rewrite.h"
+#include "minifier/test_util.h"
+
+namespace rk::minifier {
+namespace {
+
+
+constexpr char kChain[] = R"(graph @g(%x: f32[4]) {
+  %a = neg(%x) : f32[4]
+  %b = exp(%a) : f32[4]
+  %c = relu(%b) : f32[4]
+  %d = add(%c, %a) : f32[4]
+  return %d
+})";
+
+TEST(CutHead, FeedsTheCutValuesAsNewInputs) {
+  Candidate c = ParseCandidate(kChain);
+  EXPECT_EQ(NumTargets("cut_head", c), 3);
+  EXPECT_EQ(ApplyReduction("cut_head", c, {1}), R"(graph @g(%x: f32[4], %a: f32[4], %b: f32[4]) {
+  %c = relu(%b) : f32[4]
+  %d = add(%c, %a) : f32[4]
+  return %d
+}
+)");
+}
+
+TEST(CutHead, NewInputsHoldTheRecordedValues) {
+  Candidate c = ParseCandidate(kChain);
+  std::vector<compiler::HostTensor> values = *RecordValues(c, false);
+  ReductionPlan plan = CutHead(ReductionInput{c, values});
+  absl::StatusOr<Candidate> cut = plan.build(std::vector<int>{0});
+  ASSERT_TRUE(cut.ok()) << cut.status();
+  ASSERT_EQ(cut->inputs.size(), 3u);
+  EXPECT_TRUE(cut->inputs[1].BitwiseEqual(values[1]));
+  EXPECT_TRUE(cut->inputs[2].BitwiseEqual(values[3]));
+}
+
+}  // namespace
+}  // namespace rk::minifier

@@ -1,0 +1,18 @@
+// ddmin_nodes: delta debugging over compute nodes.
+// One target per compute node in topological order; a candidate replaces
+// each chosen node by a new input holding its recorded value, so its users
+// still see the same data, and everything only it needed disappears.
+//
+// Tested by minifier/reductions/ddmin_nodes_test.cc.
+#ifndef REPROKIT_MINIFIER_REDUCTIONS_DDMIN_NODES_H_
+#define REPROKIT_MINIFIER_REDUCTIONS_DDMIN_NODES_H_
+
+#include "minifier/reduction.h"
+
+namespace rk::minifier {
+
+ReductionPlan DdminNodes(const ReductionInput& input);
+
+}  // namespace rk::minifier
+
+#endif  // REPROKIT_MINIFIER_REDUCTIONS_DDMIN_NODES_H_

@@ -1,0 +1,32 @@
+#include "minifier/reductions/ddmin_nodes.h"
+
+#include "gtest/gtest.h"
+#include "minifier/test_util.h"
+
+namespace rk::minifier {
+namespace {
+
+
+TEST(DdminNodes, RemovedNodesBecomeInputsAndTheirOnlyOperandsGo) {
+  Candidate c = ParseCandidate(R"(graph @g(%x: f32[4]) {
+  %a = neg(%x) : f32[4]
+  %b = exp(%a) : f32[4]
+  %c = relu(%b) : f32[4]
+  return %c
+})");
+  EXPECT_EQ(NumTargets("ddmin_nodes", c), 3);
+  EXPECT_EQ(ApplyReduction("ddmin_nodes", c, {1}), R"(graph @g(%x: f32[4], %b: f32[4]) {
+  %c = relu(%b) : f32[4]
+  return %c
+}
+)");
+  EXPECT_EQ(ApplyReduction("ddmin_nodes", c, {0}), R"(graph @g(%x: f32[4], %a: f32[4]) {
+  %b = exp(%a) : f32[4]
+  %c = relu(%b) : f32[4]
+  return %c
+}
+)");
+}
+
+}  // namespace
+}  // namespace rk::minifier

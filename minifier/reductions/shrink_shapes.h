@@ -1,0 +1,21 @@
+// shrink_shapes: make the graph inputs smaller.
+// With L = ceil(log2(largest input dim)), target i divides every input dim
+// by 2^(L-i) (rounding up, at least 1): target 0 makes every dim 1, the last
+// target halves. Input values are the leading block of the current ones;
+// types downstream are re-inferred, so a shape attribute that no longer fits
+// (reshape, broadcast_to, slice, full) makes the candidate invalid. The
+// engine binary-searches for the smallest shapes that still fail.
+//
+// Tested by minifier/reductions/shrink_shapes_test.cc.
+#ifndef REPROKIT_MINIFIER_REDUCTIONS_SHRINK_SHAPES_H_
+#define REPROKIT_MINIFIER_REDUCTIONS_SHRINK_SHAPES_H_
+
+#include "minifier/reduction.h"
+
+namespace rk::minifier {
+
+ReductionPlan ShrinkShapes(const ReductionInput& input);
+
+}  // namespace rk::minifier
+
+#endif  // REPROKIT_MINIFIER_REDUCTIONS_SHRINK_SHAPES_H_

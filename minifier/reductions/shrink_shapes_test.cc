@@ -1,0 +1,49 @@
+#include "minifier/reductions/shrink_shapes.h"
+
+#include "gtest/gtest.h"
+#include "minifier/test_util.h"
+
+namespace rk::minifier {
+namespace {
+
+
+TEST(ShrinkShapes, LevelsRunFromAllOnesToHalving) {
+  Candidate c = ParseCandidate(R"(graph @g(%x: f32[8,3], %w: f32[3]) {
+  %a = mul(%x, %w) : f32[8,3]
+  return %a
+})");
+  EXPECT_EQ(NumTargets("shrink_shapes", c), 3);
+  EXPECT_EQ(ApplyReduction("shrink_shapes", c, {2}), R"(graph @g(%x: f32[4,2], %w: f32[2]) {
+  %a = mul(%x, %w) : f32[4,2]
+  return %a
+}
+)");
+  EXPECT_EQ(ApplyReduction("shrink_shapes", c, {0}), R"(graph @g(%x: f32[1,1], %w: f32[1]) {
+  %a = mul(%x, %w) : f32[1,1]
+  return %a
+}
+)");
+}
+
+TEST(ShrinkShapes, ValuesAreTheLeadingBlock) {
+  Candidate c = ParseCandidate(R"(graph @g(%x: f32[4,4]) {
+  %a = neg(%x) : f32[4,4]
+  return %a
+})");
+  std::vector<compiler::HostTensor> values;
+  absl::StatusOr<Candidate> small = ShrinkShapes(ReductionInput{c, values}).build(std::vector<int>{1});
+  ASSERT_TRUE(small.ok());
+  EXPECT_EQ(small->inputs[0].GetDouble(1), c.inputs[0].GetDouble(1));
+  EXPECT_EQ(small->inputs[0].GetDouble(2), c.inputs[0].GetDouble(4));
+}
+
+TEST(ShrinkShapes, ShapeAttributesThatNoLongerFitAreInvalid) {
+  Candidate c = ParseCandidate(R"(graph @g(%x: f32[4,4]) {
+  %a = reshape(%x) {shape=[16]} : f32[16]
+  return %a
+})");
+  EXPECT_EQ(ApplyReduction("shrink_shapes", c, {1}).substr(0, 6), "error:");
+}
+
+}  // namespace
+}  // namespace rk::minifier

@@ -1,0 +1,211 @@
+#include "minifier/rewrite.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "compiler/ir/builder.h"
+#include "compiler/reference/interpreter.h"
+
+namespace rk::minifier {
+namespace {
+
+using compiler::Graph;
+using compiler::GraphBuilder;
+using compiler::HostTensor;
+using compiler::Node;
+using compiler::NodeId;
+using compiler::Op;
+using Action = GraphEdit::Action;
+
+NodeId Resolve(const GraphEdit& edit, NodeId id) {
+  while (edit.actions[id.value] == Action::kForward) id = edit.forward_to[id.value];
+  return id;
+}
+
+// live[i]: node i of the base is needed by the edited graph's outputs.
+std::vector<bool> LiveNodes(const Graph& base, const GraphEdit& edit,
+                            const std::vector<NodeId>& outputs) {
+  std::vector<bool> live(base.num_nodes(), false);
+  for (NodeId out : outputs) live[out.value] = true;
+  for (int i = base.num_nodes() - 1; i >= 0; --i) {
+    if (!live[i] || edit.actions[i] != Action::kKeep) continue;
+    for (NodeId operand : base.node(NodeId(i)).operands) {
+      live[Resolve(edit, operand).value] = true;
+    }
+  }
+  return live;
+}
+
+struct Rebuild {
+  const Candidate& base;
+  absl::Span<const HostTensor> values;
+  const GraphEdit& edit;
+  GraphBuilder builder;
+  std::vector<NodeId> mapped;
+  std::vector<HostTensor> inputs;
+  absl::flat_hash_set<std::string> names;
+
+  Rebuild(const Candidate& b, absl::Span<const HostTensor> v, const GraphEdit& e)
+      : base(b), values(v), edit(e), builder(b.graph.name()),
+        mapped(b.graph.num_nodes()) {
+    for (const Node& node : base.graph.nodes()) {
+      if (!node.name.empty()) names.insert(node.name);
+    }
+  }
+
+  absl::Status AddInputs(const std::vector<bool>& live) {
+    const Graph& g = base.graph;
+    int input_index = 0;
+    for (int i = 0; i < g.num_nodes(); ++i) {
+      const Node& node = g.node(NodeId(i));
+      if (node.op != Op::kInput) break;
+      int position = input_index++;
+      if (edit.actions[i] == Action::kDrop || edit.actions[i] == Action::kToFull) continue;
+      mapped[i] = builder.Input(node.name, node.type);
+      inputs.push_back(base.inputs[position]);
+    }
+    for (int i = 0; i < g.num_nodes(); ++i) {
+      const Node& node = g.node(NodeId(i));
+      if (!live[i] || node.op == Op::kInput || edit.actions[i] != Action::kToInput) continue;
+      if (values.size() != static_cast<size_t>(g.num_nodes()) || !values[i].valid()) {
+        return absl::InternalError(absl::StrCat("no recorded value for node %", g.DisplayName(NodeId(i))));
+      }
+      std::string stem = node.name.empty() ? absl::StrCat("v", i) : node.name;
+      if (!node.name.empty()) names.erase(node.name);
+      mapped[i] = builder.Input(FreshName(stem, names), node.type);
+      inputs.push_back(values[i]);
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status AddNodes(const std::vector<bool>& live) {
+    const Graph& g = base.graph;
+    for (int i = 0; i < g.num_nodes(); ++i) {
+      const Node& node = g.node(NodeId(i));
+      Action action = edit.actions[i];
+      if (action == Action::kDrop) continue;
+      if (action == Action::kToFull) {
+        if (!live[i]) continue;
+        absl::StatusOr<NodeId> id = builder.Full(node.type, edit.full_value[i]);
+        if (!id.ok()) return id.status();
+        mapped[i] = *id;
+        continue;
+      }
+      if (!live[i] || action != Action::kKeep || node.op == Op::kInput) continue;
+      std::vector<NodeId> operands;
+      for (NodeId operand : node.operands) {
+        NodeId resolved = Resolve(edit, operand);
+        if (edit.actions[resolved.value] == Action::kDrop || !mapped[resolved.value].valid()) {
+          return absl::InvalidArgumentError(
+              absl::StrCat("node %", g.DisplayName(NodeId(i)), " reads a removed node"));
+        }
+        operands.push_back(mapped[resolved.value]);
+      }
+      absl::StatusOr<NodeId> id = builder.Add(node.op, operands, node.attrs, node.name);
+      if (!id.ok()) return id.status();
+      mapped[i] = *id;
+    }
+    return absl::OkStatus();
+  }
+};
+
+}  // namespace
+
+GraphEdit::GraphEdit(const Graph& base)
+    : actions(base.num_nodes(), Action::kKeep),
+      forward_to(base.num_nodes()),
+      full_value(base.num_nodes(), 0.0) {}
+
+void GraphEdit::Forward(NodeId id, NodeId to) {
+  actions[id.value] = Action::kForward;
+  forward_to[id.value] = to;
+}
+
+void GraphEdit::ToFull(NodeId id, double value) {
+  actions[id.value] = Action::kToFull;
+  full_value[id.value] = value;
+}
+
+absl::StatusOr<Candidate> ApplyEdit(const Candidate& base, absl::Span<const HostTensor> values,
+                                    const GraphEdit& edit) {
+  const Graph& g = base.graph;
+  std::vector<NodeId> outputs;
+  for (NodeId out : edit.outputs.has_value() ? *edit.outputs : g.outputs()) {
+    NodeId resolved = Resolve(edit, out);
+    if (edit.actions[resolved.value] == Action::kDrop) {
+      return absl::InvalidArgumentError("an output reads a removed input");
+    }
+    outputs.push_back(resolved);
+  }
+  if (outputs.empty()) return absl::InvalidArgumentError("no outputs left");
+  std::vector<bool> live = LiveNodes(g, edit, outputs);
+  Rebuild rebuild(base, values, edit);
+  if (absl::Status s = rebuild.AddInputs(live); !s.ok()) return s;
+  if (absl::Status s = rebuild.AddNodes(live); !s.ok()) return s;
+  for (NodeId out : outputs) {
+    if (absl::Status s = rebuild.builder.Output(rebuild.mapped[out.value]); !s.ok()) return s;
+  }
+  absl::StatusOr<Graph> graph = rebuild.builder.Build();
+  if (!graph.ok()) return graph.status();
+  return Candidate{*std::move(graph), std::move(rebuild.inputs)};
+}
+
+absl::StatusOr<Candidate> RebuildOnInputs(const Candidate& base, std::vector<HostTensor> inputs,
+                                          const std::function<void(Node&)>& mutate) {
+  const Graph& g = base.graph;
+  GraphBuilder builder(g.name());
+  std::vector<NodeId> mapped(g.num_nodes());
+  size_t next_input = 0;
+  for (int i = 0; i < g.num_nodes(); ++i) {
+    Node node = g.node(NodeId(i));
+    if (node.op == Op::kInput) {
+      if (next_input >= inputs.size()) return absl::InternalError("too few inputs");
+      mapped[i] = builder.Input(node.name, inputs[next_input++].type());
+      continue;
+    }
+    if (mutate) mutate(node);
+    std::vector<NodeId> operands;
+    for (NodeId operand : node.operands) operands.push_back(mapped[operand.value]);
+    absl::StatusOr<NodeId> id = builder.Add(node.op, operands, node.attrs, node.name);
+    if (!id.ok()) return id.status();
+    mapped[i] = *id;
+  }
+  for (NodeId out : g.outputs()) {
+    if (absl::Status s = builder.Output(mapped[out.value]); !s.ok()) return s;
+  }
+  absl::StatusOr<Graph> graph = builder.Build();
+  if (!graph.ok()) return graph.status();
+  return Candidate{*std::move(graph), std::move(inputs)};
+}
+
+std::vector<NodeId> ComputeNodeIds(const Graph& graph) {
+  std::vector<NodeId> ids;
+  for (int i = 0; i < graph.num_nodes(); ++i) {
+    if (!IsSourceOp(graph.node(NodeId(i)).op)) ids.push_back(NodeId(i));
+  }
+  return ids;
+}
+
+std::string FreshName(const std::string& stem, absl::flat_hash_set<std::string>& taken) {
+  std::string name = stem;
+  for (int suffix = 1; taken.contains(name); ++suffix) name = absl::StrCat(stem, "_", suffix);
+  taken.insert(name);
+  return name;
+}
+
+absl::StatusOr<std::vector<HostTensor>> RecordValues(const Candidate& candidate, bool fp64) {
+  compiler::EvalOptions options;
+  options.fp64 = fp64;
+  options.record_intermediates = true;
+  absl::StatusOr<compiler::EvalResult> result =
+      compiler::Evaluate(candidate.graph, candidate.inputs, options);
+  if (!result.ok()) return result.status();
+  std::vector<HostTensor> values = std::move(result->values);
+  for (int i = 0; i < candidate.graph.num_nodes(); ++i) {
+    compiler::DType dtype = candidate.graph.type(NodeId(i)).dtype;
+    if (values[i].dtype() != dtype) values[i] = values[i].ConvertTo(dtype);
+  }
+  return values;
+}
+
+}  // namespace rk::minifier

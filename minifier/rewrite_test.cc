@@ -1,0 +1,89 @@
+#include "minifier/rewrite.h"
+
+#include "gtest/gtest.h"
+#include "minifier/candidate.h"
+#include "minifier/test_util.h"
+
+namespace rk::minifier {
+namespace {
+
+using compiler::NodeId;
+
+constexpr char kGraph[] = R"(graph @g(%x: f32[4], %y: f32[4]) {
+  %a = neg(%x) : f32[4]
+  %b = exp(%a) : f32[4]
+  %c = add(%b, %y) : f32[4]
+  return %c
+})";
+
+TEST(ApplyEdit, ForwardChainsResolveAndDeadCodeGoes) {
+  Candidate c = ParseCandidate(kGraph);
+  GraphEdit edit(c.graph);
+  edit.Forward(NodeId(3), NodeId(2));
+  edit.Forward(NodeId(4), NodeId(3));
+  absl::StatusOr<Candidate> out = ApplyEdit(c, {}, edit);
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(PrintCandidate(*out), R"(graph @g(%x: f32[4], %y: f32[4]) {
+  %a = neg(%x) : f32[4]
+  return %a
+}
+)");
+}
+
+TEST(ApplyEdit, DroppingAnInputStillReadIsInvalid) {
+  Candidate c = ParseCandidate(kGraph);
+  GraphEdit edit(c.graph);
+  edit.Drop(NodeId(1));
+  EXPECT_EQ(ApplyEdit(c, {}, edit).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST(ApplyEdit, CutWithoutRecordedValuesIsAnInternalError) {
+  Candidate c = ParseCandidate(kGraph);
+  GraphEdit edit(c.graph);
+  edit.ToInput(NodeId(2));
+  EXPECT_EQ(ApplyEdit(c, {}, edit).status().code(), absl::StatusCode::kInternal);
+}
+
+TEST(Score, OrdersByComputeNodesThenInputElements) {
+  Candidate big = ParseCandidate(kGraph);
+  Candidate small = ParseCandidate(R"(graph @g(%x: f32[4], %y: f32[4], %z: f32[4]) {
+  %c = add(%x, %y) : f32[4]
+  return %c
+})");
+  Candidate smaller = ParseCandidate(R"(graph @g(%x: f32[4], %y: f32[4]) {
+  %c = add(%x, %y) : f32[4]
+  return %c
+})");
+  EXPECT_LT(ComputeScore(small), ComputeScore(big));
+  EXPECT_LT(ComputeScore(smaller), ComputeScore(small));
+  EXPECT_EQ(ComputeScore(smaller).compute_nodes(), 1);
+  EXPECT_EQ(ComputeScore(smaller).input_elements(), 8);
+}
+
+TEST(Score, F32IsSimplerThanF16) {
+  Candidate f16 = ParseCandidate(R"(graph @g(%x: f16[4]) {
+  %c = neg(%x) : f16[4]
+  return %c
+})");
+  Candidate f32 = ParseCandidate(R"(graph @g(%x: f32[4]) {
+  %c = neg(%x) : f32[4]
+  return %c
+})");
+  EXPECT_LT(ComputeScore(f32), ComputeScore(f16));
+}
+
+TEST(CandidateKey, DependsOnValuesNotNames) {
+  Candidate a = ParseCandidate(kGraph);
+  Candidate b = ParseCandidate(R"(graph @h(%p: f32[4], %q: f32[4]) {
+  %2 = neg(%p) : f32[4]
+  %3 = exp(%2) : f32[4]
+  %4 = add(%3, %q) : f32[4]
+  return %4
+})");
+  EXPECT_EQ(CandidateKey(a), CandidateKey(b));
+  b.inputs[0] = b.inputs[1];
+  EXPECT_NE(CandidateKey(a), CandidateKey(b));
+}
+
+}  // namespace
+}  // namespace rk::minifier

@@ -1,0 +1,52 @@
+// What a minimization did, for the progress line, `--json` and the bundle's
+// "minimization" record.
+//
+// Tested by minifier/engine_test.cc.
+#ifndef REPROKIT_MINIFIER_STATS_H_
+#define REPROKIT_MINIFIER_STATS_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "compiler/support/json.h"
+#include "minifier/candidate.h"
+
+namespace rk::minifier {
+
+struct ReductionStats {
+  std::string name;
+  int64_t runs = 0;          // times the reduction was planned
+  int64_t candidates = 0;    // candidates built
+  int64_t accepted = 0;
+  int64_t oracle_calls = 0;
+  double seconds = 0;
+};
+
+struct MinifyStats {
+  int64_t oracle_calls = 0;        // FailureTest::Test calls (final checks included)
+  int64_t cache_hits = 0;          // candidates answered from the memo
+  int64_t rejected_drifts = 0;     // failed with another signature
+  int64_t invalid_candidates = 0;  // rejected by construction or Verify, never tested
+  int64_t not_smaller = 0;         // valid but not strictly simpler, never tested
+  int64_t accepted_steps = 0;
+  std::vector<ReductionStats> reductions;  // schedule order
+  Score start_score;
+  Score final_score;
+  double seconds = 0;
+  bool one_minimal = false;   // final single-node check found nothing removable
+  int reproduce_runs = 0;     // final repetitions that reproduced
+  int reproduce_attempts = 0;
+  bool flaky = false;         // a final repetition did not reproduce
+  bool interrupted = false;   // stopped by a signal
+  bool timed_out = false;     // stopped by the time limit
+
+  ReductionStats& For(const std::string& name);
+  Json ToJson() const;
+  // "1204 -> 3 nodes, 140 oracle calls (31 cached), 4.1 s".
+  std::string Summary() const;
+};
+
+}  // namespace rk::minifier
+
+#endif  // REPROKIT_MINIFIER_STATS_H_

@@ -1,0 +1,377 @@
+#include "repro/bundle/bundle.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <random>
+#include <sstream>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "compiler/ir/canonical_hash.h"
+#include "compiler/ir/dtype.h"
+#include "compiler/ir/parser.h"
+#include "compiler/ir/printer.h"
+#include "compiler/ir/seeded_inputs.h"
+#include "compiler/ir/verifier.h"
+#include "repro/bundle/bundle_json.h"
+#include "repro/bundle/environment.h"
+#include "repro/bundle/readme.h"
+#include "repro/store/local_store.h"
+
+namespace rk::repro {
+namespace {
+
+namespace fs = std::filesystem;
+using compiler::HostTensor;
+using compiler::TensorType;
+
+
+absl::string_view BytesOf(const HostTensor& t) {
+  return absl::string_view(static_cast<const char*>(t.raw_data()),
+                           static_cast<size_t>(t.byte_size()));
+}
+
+// Puts large constants into the bundle's blob store while printing.
+class StoreSink : public compiler::BlobSink {
+ public:
+  explicit StoreSink(Store& store) : store_(store) {}
+  absl::StatusOr<std::string> Put(const HostTensor& tensor) override {
+    PutOptions options;
+    options.element_size = compiler::DTypeSize(tensor.dtype());
+    absl::StatusOr<Digest> d = store_.Put(BytesOf(tensor), options);
+    if (!d.ok()) return d.status();
+    return d->Hex();
+  }
+
+ private:
+  Store& store_;
+};
+
+// Resolves constant references from the bundle's blob store.
+class StoreResolver : public compiler::BlobResolver {
+ public:
+  explicit StoreResolver(Store& store) : store_(store) {}
+  absl::StatusOr<HostTensor> Get(const std::string& hex, const TensorType& type) override {
+    absl::StatusOr<Digest> digest = Digest::FromHex(hex);
+    if (!digest.ok()) return digest.status();
+    absl::StatusOr<std::string> bytes = store_.Get(*digest);
+    if (!bytes.ok()) {
+      return absl::Status(bytes.status().code(),
+                          absl::StrCat("constant sha256:", hex, ": ", bytes.status().message()));
+    }
+    if (bytes->size() != static_cast<size_t>(type.byte_size())) {
+      return absl::DataLossError(absl::StrCat("constant sha256:", hex, ": blob holds ",
+                                              bytes->size(), " bytes, ", type.ToString(),
+                                              " needs ", type.byte_size()));
+    }
+    return HostTensor::FromBytes(
+        type, absl::Span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes->data()),
+                                        bytes->size()));
+  }
+
+ private:
+  Store& store_;
+};
+
+absl::Status WriteTextFile(const fs::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(text.data(), static_cast<std::streamsize>(text.size()));
+  out.close();
+  if (!out) {
+    return absl::InternalError(
+        absl::StrCat("cannot write ", path.string(), ": ", std::strerror(errno)));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> ReadTextFile(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return absl::NotFoundError(absl::StrCat("cannot read ", path.string(), ": ",
+                                            std::strerror(errno)));
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Checks that the declared inputs are the graph's signature.
+absl::Status CheckInputsMatchGraph(const compiler::Graph& graph,
+                                   const std::vector<BundleInput>& inputs) {
+  std::vector<compiler::NodeId> ids = graph.inputs();
+  if (ids.size() != inputs.size()) {
+    return absl::InvalidArgumentError(absl::StrCat("the graph has ", ids.size(),
+                                                   " inputs but repro.json lists ",
+                                                   inputs.size()));
+  }
+  for (size_t i = 0; i < ids.size(); ++i) {
+    std::string name = graph.DisplayName(ids[i]);
+    const TensorType& type = graph.type(ids[i]);
+    if (inputs[i].name != name) {
+      return absl::InvalidArgumentError(absl::StrCat("input ", i, ": repro.json names it '",
+                                                     inputs[i].name, "', the graph '%", name,
+                                                     "'"));
+    }
+    if (inputs[i].type != type) {
+      return absl::InvalidArgumentError(absl::StrCat("input %", name, ": repro.json says ",
+                                                     inputs[i].type.ToString(),
+                                                     ", the graph ", type.ToString()));
+    }
+  }
+  return absl::OkStatus();
+}
+
+std::string TempSibling(const fs::path& dir, const std::string& what) {
+  std::random_device rd;
+  return (dir.parent_path() / absl::StrCat(".tmp.", dir.filename().string(), ".", what, ".",
+                                           getpid(), ".", rd()))
+      .string();
+}
+
+// Moves the finished bundle `temp` to `dir`. An existing bundle there is
+// swapped out atomically where the kernel allows it.
+absl::Status Publish(const fs::path& temp, const fs::path& dir) {
+  std::error_code ec;
+  if (!fs::exists(dir, ec) || fs::is_empty(dir, ec)) {
+    if (fs::exists(dir, ec)) fs::remove(dir, ec);
+    if (::rename(temp.c_str(), dir.c_str()) != 0) {
+      return absl::InternalError(absl::StrCat("cannot move the bundle into ", dir.string(), ": ",
+                                              std::strerror(errno)));
+    }
+    return absl::OkStatus();
+  }
+  if (::renameat2(AT_FDCWD, temp.c_str(), AT_FDCWD, dir.c_str(), RENAME_EXCHANGE) == 0) {
+    fs::remove_all(temp, ec);
+    return absl::OkStatus();
+  }
+  fs::path old = TempSibling(dir, "old");
+  if (::rename(dir.c_str(), old.c_str()) != 0 || ::rename(temp.c_str(), dir.c_str()) != 0) {
+    return absl::InternalError(absl::StrCat("cannot replace the bundle ", dir.string(), ": ",
+                                            std::strerror(errno)));
+  }
+  fs::remove_all(old, ec);
+  return absl::OkStatus();
+}
+
+// Writes every file of the bundle into `temp`.
+absl::Status WriteContents(const Bundle& in, const std::vector<HostTensor>& values,
+                           const fs::path& temp) {
+  LocalStoreOptions store_options;
+  absl::StatusOr<std::unique_ptr<LocalStore>> store =
+      LocalStore::Open((temp / kBundleBlobsDir).string(), store_options);
+  if (!store.ok()) return store.status();
+
+  StoreSink sink(**store);
+  compiler::PrintOptions print_options;
+  print_options.inline_limit = kBundleInlineLimit;
+  print_options.sink = &sink;
+  absl::StatusOr<std::string> text = compiler::Print(in.graph, print_options);
+  if (!text.ok()) return text.status();
+  if (absl::Status s = WriteTextFile(temp / kBundleGraphFile, *text); !s.ok()) return s;
+
+  Bundle bundle = in;
+  for (size_t i = 0; i < bundle.inputs.size(); ++i) {
+    BundleInput& input = bundle.inputs[i];
+    if (input.source != BundleInput::Source::kBlob) continue;
+    PutOptions put_options;
+    put_options.element_size = compiler::DTypeSize(input.type.dtype);
+    absl::StatusOr<Digest> digest = (*store)->Put(BytesOf(values[i]), put_options);
+    if (!digest.ok()) return digest.status();
+    input.sha256 = *digest;
+    input.byte_size = static_cast<uint64_t>(values[i].byte_size());
+  }
+  if (!bundle.provenance.Contains("created_at")) {
+    return absl::InternalError("provenance.created_at must be set before writing");
+  }
+  std::string hash = BundleHash(bundle);
+  std::string json = BundleToJson(bundle, hash).DumpPretty() + "\n";
+  if (absl::Status s = WriteTextFile(temp / kBundleJsonFile, json); !s.ok()) return s;
+  return WriteTextFile(temp / kBundleReadmeFile, RenderBundleReadme(bundle, hash));
+}
+
+absl::Status CheckValues(const Bundle& bundle, const std::vector<HostTensor>& values) {
+  if (absl::Status s = CheckInputsMatchGraph(bundle.graph, bundle.inputs); !s.ok()) return s;
+  if (values.size() != bundle.inputs.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(values.size(), " input values for ",
+                                                   bundle.inputs.size(), " inputs"));
+  }
+  for (size_t i = 0; i < values.size(); ++i) {
+    const BundleInput& input = bundle.inputs[i];
+    if (!values[i].valid() || values[i].type() != input.type) {
+      return absl::InvalidArgumentError(absl::StrCat("input %", input.name, ": value is ",
+                                                     values[i].type().ToString(), ", expected ",
+                                                     input.type.ToString()));
+    }
+    if (input.source == BundleInput::Source::kRandom &&
+        !HostTensor::Random(input.type, input.seed, input.random).BitwiseEqual(values[i])) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "input %", input.name, ": value differs from its random recipe (seed ", input.seed,
+          "); store it as a blob instead"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// The values of input `i`, verified; a missing blob becomes seeded data.
+absl::StatusOr<HostTensor> LoadInput(Store& store, const BundleInput& input, int index,
+                                     std::vector<std::string>& warnings) {
+  if (input.source == BundleInput::Source::kRandom) {
+    return HostTensor::Random(input.type, input.seed, input.random);
+  }
+  absl::StatusOr<std::string> bytes = store.Get(input.sha256);
+  if (absl::IsNotFound(bytes.status())) {
+    warnings.push_back(absl::StrCat("input %", input.name, ": blob ", input.sha256.Hex(),
+                                    " is missing; using seeded random data instead (seed 0, "
+                                    "position ",
+                                    index, ")"));
+    return HostTensor::Random(input.type, compiler::SeedForInput(0, index),
+                              compiler::DefaultInputSpec(input.type.dtype));
+  }
+  if (!bytes.ok()) {
+    return absl::Status(bytes.status().code(), absl::StrCat("input %", input.name, ": ",
+                                                            bytes.status().message()));
+  }
+  if (bytes->size() != input.byte_size) {
+    return absl::DataLossError(absl::StrCat("input %", input.name, ": blob ", input.sha256.Hex(),
+                                            " holds ", bytes->size(), " bytes, expected ",
+                                            input.byte_size, " for ", input.type.ToString()));
+  }
+  return HostTensor::FromBytes(
+      input.type,
+      absl::Span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size()));
+}
+
+}  // namespace
+
+bool IsBundleDir(const std::string& dir) {
+  absl::StatusOr<std::string> text = ReadTextFile(fs::path(dir) / kBundleJsonFile);
+  if (!text.ok()) return false;
+  absl::StatusOr<Json> json = ParseJson(*text);
+  if (!json.ok()) return false;
+  absl::StatusOr<std::string> format = json->GetString("format");
+  return format.ok() && *format == kBundleFormat;
+}
+
+std::string BundleHash(const Bundle& bundle) {
+  std::string text = "reprokit-bundle-hash 1\n";
+  absl::StrAppend(&text, compiler::PrintCanonical(bundle.graph), "\noptions ",
+                  bundle.options.ToString(), "\n");
+  for (const BundleInput& input : bundle.inputs) {
+    absl::StrAppend(&text, "input ", input.name, " ", input.type.ToString(), " ");
+    if (input.source == BundleInput::Source::kBlob) {
+      absl::StrAppend(&text, "sha256:", input.sha256.Hex(), "\n");
+    } else {
+      absl::StrAppend(&text, "random:", input.seed, ":",
+                      input.random.distribution == compiler::RandomSpec::Distribution::kNormal
+                          ? "normal"
+                          : "uniform",
+                      ":", Json(input.random.low).Dump(), ":", Json(input.random.high).Dump(),
+                      "\n");
+    }
+  }
+  return compiler::Sha256Hex(text);
+}
+
+absl::Status WriteBundle(const Bundle& bundle, const std::vector<HostTensor>& inputs,
+                         const std::string& dir_text) {
+  if (dir_text.empty()) return absl::InvalidArgumentError("empty bundle directory name");
+  if (absl::Status s = compiler::Verify(bundle.graph); !s.ok()) return s;
+  if (absl::Status s = CheckValues(bundle, inputs); !s.ok()) return s;
+
+  std::error_code ec;
+  fs::path dir = fs::absolute(fs::path(dir_text), ec).lexically_normal();
+  if (dir.has_filename() == false) dir = dir.parent_path();
+  if (fs::exists(dir, ec)) {
+    if (!fs::is_directory(dir, ec)) {
+      return absl::FailedPreconditionError(
+          absl::StrCat(dir_text, " exists and is not a directory"));
+    }
+    if (!fs::is_empty(dir, ec) && !IsBundleDir(dir.string())) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "refusing to overwrite ", dir_text, ": it is a non-empty directory, not a bundle"));
+    }
+  }
+  fs::create_directories(dir.parent_path(), ec);
+  if (ec) {
+    return absl::InternalError(
+        absl::StrCat("cannot create ", dir.parent_path().string(), ": ", ec.message()));
+  }
+  fs::path temp = TempSibling(dir, "new");
+  if (!fs::create_directory(temp, ec)) {
+    return absl::InternalError(absl::StrCat("cannot create ", temp.string(), ": ", ec.message()));
+  }
+  Bundle stamped = bundle;
+  if (!stamped.provenance.is_object()) stamped.provenance = Json::MakeObject();
+  if (!stamped.provenance.Contains("created_at")) {
+    stamped.provenance.Set("created_at", UtcTimestamp());
+  }
+  absl::Status status = WriteContents(stamped, inputs, temp);
+  if (status.ok()) status = Publish(temp, dir);
+  if (!status.ok()) fs::remove_all(temp, ec);
+  return status;
+}
+
+absl::StatusOr<LoadedBundle> LoadBundle(const std::string& dir_text) {
+  fs::path dir(dir_text);
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) {
+    return absl::NotFoundError(absl::StrCat(dir_text, ": no such bundle directory"));
+  }
+  fs::path json_path = dir / kBundleJsonFile;
+  absl::StatusOr<std::string> json_text = ReadTextFile(json_path);
+  if (!json_text.ok()) {
+    return absl::NotFoundError(absl::StrCat(json_path.string(), ": missing (not a bundle?)"));
+  }
+  JsonParseOptions parse_options;
+  parse_options.filename = json_path.string();
+  absl::StatusOr<Json> json = ParseJson(*json_text, parse_options);
+  if (!json.ok()) return json.status();
+  LoadedBundle loaded;
+  loaded.dir = dir_text;
+  std::string recorded_hash;
+  absl::StatusOr<Bundle> bundle = BundleFromJson(*json, json_path.string(), &recorded_hash);
+  if (!bundle.ok()) return bundle.status();
+  loaded.bundle = *std::move(bundle);
+
+  absl::StatusOr<std::unique_ptr<LocalStore>> store =
+      LocalStore::Open((dir / kBundleBlobsDir).string());
+  if (!store.ok()) return store.status();
+  fs::path graph_path = dir / kBundleGraphFile;
+  if (!fs::exists(graph_path, ec)) {
+    return absl::NotFoundError(absl::StrCat(graph_path.string(), ": missing"));
+  }
+  StoreResolver resolver(**store);
+  absl::StatusOr<compiler::Graph> graph = compiler::ParseFile(graph_path.string(), &resolver);
+  if (!graph.ok()) return graph.status();
+  loaded.bundle.graph = *std::move(graph);
+  if (absl::Status s = compiler::Verify(loaded.bundle.graph); !s.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(graph_path.string(), ": ", s.message()));
+  }
+  if (absl::Status s = CheckInputsMatchGraph(loaded.bundle.graph, loaded.bundle.inputs); !s.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(dir_text, ": ", s.message()));
+  }
+  for (size_t i = 0; i < loaded.bundle.inputs.size(); ++i) {
+    absl::StatusOr<HostTensor> value =
+        LoadInput(**store, loaded.bundle.inputs[i], static_cast<int>(i), loaded.warnings);
+    if (!value.ok()) {
+      return absl::Status(value.status().code(),
+                          absl::StrCat(dir_text, ": ", value.status().message()));
+    }
+    loaded.inputs.push_back(*std::move(value));
+  }
+  loaded.hash = BundleHash(loaded.bundle);
+  if (!recorded_hash.empty() && recorded_hash != loaded.hash) {
+    loaded.warnings.push_back(absl::StrCat("the bundle was edited after it was written (hash ",
+                                           loaded.hash, ", recorded ", recorded_hash, ")"));
+  }
+  return loaded;
+}
+
+}  // namespace rk::repro

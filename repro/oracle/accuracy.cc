@@ -1,0 +1,227 @@
+#include "repro/oracle/accuracy.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "absl/strings/str_format.h"
+
+namespace rk::repro {
+namespace {
+
+using compiler::DType;
+using compiler::HostTensor;
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+bool Close(double a, double b, double tol) {
+  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
+  if (a == b) return true;  // equal infinities too
+  return std::fabs(a - b) <= tol + tol * std::fabs(b);
+}
+
+// Difference that treats equal infinities as 0.
+double Diff(double a, double b) { return a == b ? 0.0 : a - b; }
+
+double Rmse(const HostTensor& a, const HostTensor& b) {
+  int64_t n = a.num_elements();
+  if (n == 0) return 0;
+  double sum = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    double d = Diff(a.GetDouble(i), b.GetDouble(i));
+    sum += d * d;
+  }
+  return std::sqrt(sum / static_cast<double>(n));
+}
+
+bool AnyNaN(const HostTensor& t) {
+  for (int64_t i = 0; i < t.num_elements(); ++i) {
+    if (std::isnan(t.GetDouble(i))) return true;
+  }
+  return false;
+}
+
+// Index of the first element that is NaN or Inf in `a` where `b` is finite.
+int64_t FirstNonFiniteWhereFinite(const HostTensor& a, const HostTensor& b) {
+  for (int64_t i = 0; i < a.num_elements(); ++i) {
+    if (!std::isfinite(a.GetDouble(i)) && std::isfinite(b.GetDouble(i))) return i;
+  }
+  return -1;
+}
+
+// Metrics of result against native that every policy reports.
+OutputMetrics BaseMetrics(const HostTensor& result, const HostTensor& native,
+                          const HostTensor* fp64, double tol) {
+  OutputMetrics m;
+  m.elements = result.num_elements();
+  double dot = 0, na = 0, nb = 0;
+  for (int64_t i = 0; i < m.elements; ++i) {
+    double r = result.GetDouble(i), n = native.GetDouble(i);
+    double d = std::fabs(Diff(r, n));
+    if (std::isnan(d) && !(std::isnan(r) && std::isnan(n))) d = std::numeric_limits<double>::infinity();
+    if (std::isnan(d)) d = 0;
+    m.max_abs_error = std::max(m.max_abs_error, d);
+    m.max_rel_error = std::max(m.max_rel_error, d / std::max(std::fabs(n), 1e-30));
+    if (!Close(r, n, tol)) {
+      if (m.first_mismatch < 0) m.first_mismatch = i;
+      ++m.mismatches;
+    }
+    if (std::isfinite(r) && std::isfinite(n)) {
+      dot += r * n;
+      na += r * r;
+      nb += n * n;
+    }
+  }
+  m.cosine = (na == 0 || nb == 0) ? (na == nb ? 1.0 : 0.0) : dot / std::sqrt(na * nb);
+  if (fp64 != nullptr) {
+    m.rmse_result = Rmse(result, *fp64);
+    m.rmse_reference = Rmse(native, *fp64);
+    m.rmse_ratio = m.rmse_reference == 0
+                       ? (m.rmse_result == 0 ? 1.0 : std::numeric_limits<double>::infinity())
+                       : m.rmse_result / m.rmse_reference;
+  } else {
+    m.rmse_result = m.rmse_reference = m.rmse_ratio = kNaN;
+  }
+  return m;
+}
+
+// Shared checks: shape/dtype agreement and non-float outputs. Returns true
+// when `m` is already decided.
+bool JudgeStructure(const HostTensor& result, const HostTensor& native,
+                    const AccuracyOptions& options, OutputMetrics& m) {
+  if (result.type() != native.type()) {
+    m.judgement = Judgement::kFail;
+    m.reason = absl::StrFormat("type %s differs from reference %s", result.type().ToString(),
+                               native.type().ToString());
+    return true;
+  }
+  if (!compiler::IsFloat(result.dtype())) {
+    if (!options.compare_non_float) {
+      m.judgement = Judgement::kPass;
+      m.reason = "non-float output ignored";
+    } else if (m.mismatches == 0) {
+      m.judgement = Judgement::kPass;
+      m.reason = "exactly equal";
+    } else {
+      m.judgement = Judgement::kFail;
+      m.reason = absl::StrFormat("%d of %d elements differ (exact comparison)", m.mismatches,
+                                 m.elements);
+    }
+    return true;
+  }
+  if (m.mismatches == 0) {
+    m.judgement = Judgement::kPass;
+    m.reason = "allclose to the native reference";
+    return true;
+  }
+  return false;
+}
+
+double ResolveTol(const HostTensor& result, const AccuracyOptions& options) {
+  return options.tol > 0 ? options.tol : DefaultTolerance(result.dtype());
+}
+
+class TorchPolicy : public AccuracyPolicy {
+ public:
+  std::string_view name() const override { return "torch"; }
+  OutputMetrics Judge(const HostTensor& result, const HostTensor& native, const HostTensor* fp64,
+                      const AccuracyOptions& options) const override {
+    double tol = ResolveTol(result, options);
+    OutputMetrics m = BaseMetrics(result, native, fp64, compiler::IsFloat(result.dtype()) ? tol : 0);
+    if (JudgeStructure(result, native, options, m)) return m;
+    if (fp64 == nullptr) {
+      m.judgement = Judgement::kFail;
+      m.reason = absl::StrFormat("%d of %d elements not allclose (tol %g), no fp64 reference",
+                                 m.mismatches, m.elements, tol);
+      return m;
+    }
+    if (AnyNaN(*fp64)) {
+      m.judgement = Judgement::kCannotJudge;
+      m.reason = "the fp64 reference itself has NaN";
+      return m;
+    }
+    if (int64_t i = FirstNonFiniteWhereFinite(result, *fp64); i >= 0) {
+      m.judgement = Judgement::kFail;
+      m.first_mismatch = i;
+      m.reason = absl::StrFormat("non-finite result at element %d where fp64 is finite", i);
+      return m;
+    }
+    if (FirstNonFiniteWhereFinite(native, *fp64) >= 0) {
+      // The native reference overflowed or produced NaN; judge the result
+      // against fp64 alone.
+      bool close = true;
+      for (int64_t i = 0; i < result.num_elements() && close; ++i) {
+        close = Close(result.GetDouble(i), fp64->GetDouble(i), tol);
+      }
+      m.judgement = close ? Judgement::kPass : Judgement::kFail;
+      m.reason = close ? "native reference non-finite; result close to fp64"
+                       : "native reference non-finite; result not close to fp64";
+      return m;
+    }
+    bool small = result.num_elements() < 1000;
+    double mult = (compiler::IsLowPrecision(result.dtype()) || small || tol >= 2e-2) ? 3.0 : 2.0;
+    double bound = mult * m.rmse_reference + tol / 10.0;
+    bool ok = m.rmse_result <= bound;
+    m.judgement = ok ? Judgement::kPass : Judgement::kFail;
+    m.reason = absl::StrFormat("rmse vs fp64 %.3g %s %.3g = %g x ref rmse %.3g + tol/10",
+                               m.rmse_result, ok ? "<=" : ">", bound, mult, m.rmse_reference);
+    return m;
+  }
+};
+
+class StrictPolicy : public AccuracyPolicy {
+ public:
+  std::string_view name() const override { return "strict"; }
+  OutputMetrics Judge(const HostTensor& result, const HostTensor& native, const HostTensor* fp64,
+                      const AccuracyOptions& options) const override {
+    double tol = ResolveTol(result, options);
+    OutputMetrics m = BaseMetrics(result, native, fp64, compiler::IsFloat(result.dtype()) ? tol : 0);
+    if (JudgeStructure(result, native, options, m)) return m;
+    m.judgement = Judgement::kFail;
+    m.reason = absl::StrFormat("%d of %d elements not allclose (tol %g)", m.mismatches,
+                               m.elements, tol);
+    return m;
+  }
+};
+
+class CosinePolicy : public AccuracyPolicy {
+ public:
+  std::string_view name() const override { return "cosine"; }
+  OutputMetrics Judge(const HostTensor& result, const HostTensor& native, const HostTensor* fp64,
+                      const AccuracyOptions& options) const override {
+    double tol = ResolveTol(result, options);
+    OutputMetrics m = BaseMetrics(result, native, fp64, compiler::IsFloat(result.dtype()) ? tol : 0);
+    if (JudgeStructure(result, native, options, m)) return m;
+    bool ok = m.cosine >= 0.99;
+    m.judgement = ok ? Judgement::kPass : Judgement::kFail;
+    m.reason = absl::StrFormat("cosine similarity %.6f %s 0.99", m.cosine, ok ? ">=" : "<");
+    return m;
+  }
+};
+
+}  // namespace
+
+std::string_view JudgementName(Judgement j) {
+  switch (j) {
+    case Judgement::kPass: return "pass";
+    case Judgement::kFail: return "fail";
+    case Judgement::kCannotJudge: return "cannot_judge";
+  }
+  return "?";
+}
+
+double DefaultTolerance(DType dtype) { return compiler::IsLowPrecision(dtype) ? 1e-2 : 1e-4; }
+
+const AccuracyPolicy* FindAccuracyPolicy(std::string_view name) {
+  static const TorchPolicy* torch = new TorchPolicy();
+  static const StrictPolicy* strict = new StrictPolicy();
+  static const CosinePolicy* cosine = new CosinePolicy();
+  if (name == "torch") return torch;
+  if (name == "strict") return strict;
+  if (name == "cosine") return cosine;
+  return nullptr;
+}
+
+std::vector<std::string> AccuracyPolicyNames() { return {"torch", "strict", "cosine"}; }
+
+}  // namespace rk::repro

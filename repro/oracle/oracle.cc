@@ -1,0 +1,281 @@
+#include "repro/oracle/oracle.h"
+
+#include <csignal>
+#include <cstring>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/time/clock.h"
+#include "compiler/driver/compile.h"
+#include "compiler/ir/parser.h"
+#include "compiler/ir/printer.h"
+#include "compiler/reference/interpreter.h"
+#include "compiler/reference/promote.h"
+#include "repro/isolate/phase.h"
+#include "repro/oracle/wire.h"
+
+namespace rk::repro {
+namespace {
+
+using compiler::CompileOptions;
+using compiler::Graph;
+using compiler::HostTensor;
+
+double SecondsSince(absl::Time start) { return absl::ToDoubleSeconds(absl::Now() - start); }
+
+std::string StatusCodeName(const absl::Status& s) {
+  return std::string(absl::StatusCodeToString(s.code()));
+}
+
+Verdict CompileErrorVerdict(const absl::Status& status, std::string_view phase) {
+  Verdict v;
+  v.kind = VerdictKind::kCompileError;
+  v.signature = CompileErrorSignature(StatusCodeName(status), std::string(status.message()));
+  v.message = absl::StrCat(std::string(phase), ": ", status.ToString());
+  return v;
+}
+
+// The first output whose bytes differ between two runs, or -1.
+int FirstDifferingOutput(const std::vector<HostTensor>& a, const std::vector<HostTensor>& b) {
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (!a[i].BitwiseEqual(b[i])) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+OutputVerdict Describe(const Graph& graph, int index) {
+  OutputVerdict o;
+  o.index = index;
+  compiler::NodeId id = graph.outputs()[index];
+  o.node = graph.DisplayName(id);
+  o.op = std::string(compiler::OpName(graph.node(id).op));
+  o.dtype = std::string(compiler::DTypeName(graph.type(id).dtype));
+  return o;
+}
+
+// Compiles the graph promoted to f64 and compares with the fp64 reference:
+// "miscompile" if it still disagrees, "precision" if it agrees.
+std::string ClassifyAccuracy(const Graph& graph, absl::Span<const HostTensor> inputs,
+                             const CompileOptions& options,
+                             const std::vector<HostTensor>& fp64_outputs, int failing_output) {
+  ReportPhase("fp64_recompile");
+  absl::StatusOr<Graph> promoted = compiler::PromoteToF64(graph);
+  if (!promoted.ok()) return "unknown";
+  std::vector<HostTensor> promoted_inputs;
+  for (const HostTensor& t : inputs) {
+    promoted_inputs.push_back(compiler::IsFloat(t.dtype()) ? t.ConvertTo(compiler::DType::kF64)
+                                                           : t);
+  }
+  absl::StatusOr<compiler::Executable> exe = compiler::Compile(*promoted, options);
+  if (!exe.ok()) return "unknown";
+  absl::StatusOr<std::vector<HostTensor>> out = exe->Run(promoted_inputs);
+  if (!out.ok()) return "unknown";
+  const AccuracyPolicy* strict = FindAccuracyPolicy("strict");
+  AccuracyOptions tight;
+  tight.tol = 1e-6;
+  OutputMetrics m =
+      strict->Judge((*out)[failing_output], fp64_outputs[failing_output], nullptr, tight);
+  return m.judgement == Judgement::kPass ? "precision" : "miscompile";
+}
+
+}  // namespace
+
+absl::Status ValidateRequest(const Graph& graph, absl::Span<const HostTensor> inputs,
+                             const CompileOptions& options, const OracleOptions& oracle_options) {
+  if (FindAccuracyPolicy(oracle_options.policy) == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat("unknown accuracy policy '",
+                                                   oracle_options.policy,
+                                                   "' (expected torch, strict or cosine)"));
+  }
+  std::vector<compiler::NodeId> params = graph.inputs();
+  if (params.size() != inputs.size()) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "graph @%s takes %d inputs, %d given", graph.name(), params.size(), inputs.size()));
+  }
+  for (size_t i = 0; i < params.size(); ++i) {
+    if (inputs[i].type() != graph.type(params[i])) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "input %%%s: expected %s, given %s", graph.DisplayName(params[i]),
+          graph.type(params[i]).ToString(), inputs[i].type().ToString()));
+    }
+  }
+  absl::StatusOr<CompileOptions> reparsed = CompileOptions::Parse(options.ToString());
+  if (!reparsed.ok()) return reparsed.status();
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Verdict> JudgeInProcess(const Graph& graph, absl::Span<const HostTensor> inputs,
+                                       const CompileOptions& options,
+                                       const OracleOptions& oracle_options) {
+  if (absl::Status s = ValidateRequest(graph, inputs, options, oracle_options); !s.ok()) return s;
+  Verdict v;
+  v.policy = oracle_options.policy;
+
+  ReportPhase("compile");
+  absl::Time start = absl::Now();
+  absl::StatusOr<compiler::Executable> exe = compiler::Compile(graph, options);
+  v.compile_seconds = SecondsSince(start);
+  if (!exe.ok()) {
+    Verdict e = CompileErrorVerdict(exe.status(), "compile");
+    e.compile_seconds = v.compile_seconds;
+    return e;
+  }
+
+  ReportPhase("run");
+  start = absl::Now();
+  std::vector<std::vector<HostTensor>> runs;
+  for (int r = 0; r < std::max(1, oracle_options.runs); ++r) {
+    absl::StatusOr<std::vector<HostTensor>> out = exe->Run(inputs);
+    if (!out.ok()) return CompileErrorVerdict(out.status(), "run");
+    runs.push_back(*std::move(out));
+  }
+  v.run_seconds = SecondsSince(start);
+  for (size_t r = 1; r < runs.size(); ++r) {
+    if (int i = FirstDifferingOutput(runs[0], runs[r]); i >= 0) {
+      OutputVerdict o = Describe(graph, i);
+      v.kind = VerdictKind::kNondeterministic;
+      v.signature = NondeterministicSignature(o.op, o.dtype);
+      v.message = absl::StrFormat("output %d (%%%s, %s) differs between two runs", i, o.node, o.op);
+      v.outputs.push_back(std::move(o));
+      return v;
+    }
+  }
+
+  ReportPhase("reference");
+  start = absl::Now();
+  absl::StatusOr<compiler::EvalResult> native = compiler::Evaluate(graph, inputs);
+  if (!native.ok()) return native.status();
+  compiler::EvalOptions fp64_options;
+  fp64_options.fp64 = true;
+  absl::StatusOr<compiler::EvalResult> fp64 = compiler::Evaluate(graph, inputs, fp64_options);
+  if (!fp64.ok()) return fp64.status();
+  v.reference_seconds = SecondsSince(start);
+
+  const AccuracyPolicy* policy = FindAccuracyPolicy(oracle_options.policy);
+  int first_fail = -1, first_unjudged = -1;
+  for (int i = 0; i < static_cast<int>(runs[0].size()); ++i) {
+    OutputVerdict o = Describe(graph, i);
+    const HostTensor& result = runs[0][i];
+    const HostTensor* ref64 = compiler::IsFloat(result.dtype()) ? &fp64->outputs[i] : nullptr;
+    o.metrics = policy->Judge(result, native->outputs[i], ref64, oracle_options.accuracy);
+    if (o.metrics.judgement == Judgement::kFail && first_fail < 0) first_fail = i;
+    if (o.metrics.judgement == Judgement::kCannotJudge && first_unjudged < 0) first_unjudged = i;
+    v.outputs.push_back(std::move(o));
+  }
+  if (first_fail >= 0) {
+    const OutputVerdict& o = v.outputs[first_fail];
+    v.kind = VerdictKind::kAccuracy;
+    v.accuracy_subkind =
+        oracle_options.classify_accuracy
+            ? ClassifyAccuracy(graph, inputs, options, fp64->outputs, first_fail)
+            : "unknown";
+    v.signature = AccuracySignature(v.accuracy_subkind, o.op, o.dtype);
+    v.message = absl::StrFormat("output %d (%%%s = %s, %s): %s", first_fail, o.node, o.op,
+                                o.dtype, o.metrics.reason);
+  } else if (first_unjudged >= 0) {
+    v.kind = VerdictKind::kCannotJudge;
+    v.signature = {VerdictKind::kCannotJudge, ""};
+    v.message = absl::StrFormat("output %d: %s", first_unjudged,
+                                v.outputs[first_unjudged].metrics.reason);
+  } else {
+    v.kind = VerdictKind::kPass;
+    v.message = "every output matches the reference";
+  }
+  return v;
+}
+
+absl::StatusOr<std::unique_ptr<Oracle>> Oracle::Create(const Config& config) {
+  if (FindAccuracyPolicy(config.options.policy) == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown accuracy policy '", config.options.policy, "'"));
+  }
+  std::unique_ptr<Oracle> oracle(new Oracle(config));
+  if (!config.isolate) return oracle;
+  // The handler decodes a request and judges it inside the worker.
+  JobHandler handler = [](std::string_view bytes) -> absl::StatusOr<std::string> {
+    absl::StatusOr<OracleRequest> q = DecodeRequest(bytes);
+    if (!q.ok()) return q.status();
+    absl::StatusOr<Graph> graph = compiler::Parse(q->graph_text);
+    if (!graph.ok()) return graph.status();
+    absl::StatusOr<CompileOptions> options = CompileOptions::Parse(q->options_text);
+    if (!options.ok()) return options.status();
+    OracleOptions oo;
+    oo.policy = q->policy;
+    oo.accuracy.tol = q->tol;
+    oo.accuracy.compare_non_float = q->compare_non_float;
+    oo.classify_accuracy = q->classify_accuracy;
+    oo.runs = q->runs;
+    absl::StatusOr<Verdict> v = JudgeInProcess(*graph, q->inputs, *options, oo);
+    if (!v.ok()) return v.status();
+    return EncodeVerdict(*v);
+  };
+  absl::StatusOr<std::unique_ptr<WorkerPool>> pool =
+      WorkerPool::Create(std::max(1, config.workers), std::move(handler), config.limits);
+  if (!pool.ok()) return pool.status();
+  oracle->pool_ = *std::move(pool);
+  return oracle;
+}
+
+absl::StatusOr<Verdict> Oracle::Judge(const Graph& graph, absl::Span<const HostTensor> inputs,
+                                      const CompileOptions& options) {
+  ++calls_;
+  if (absl::Status s = ValidateRequest(graph, inputs, options, config_.options); !s.ok()) return s;
+  if (!config_.isolate) return JudgeInProcess(graph, inputs, options, config_.options);
+  OracleRequest q;
+  q.graph_text = compiler::PrintInline(graph);
+  q.options_text = options.ToString();
+  q.policy = config_.options.policy;
+  q.tol = config_.options.accuracy.tol;
+  q.compare_non_float = config_.options.accuracy.compare_non_float;
+  q.classify_accuracy = config_.options.classify_accuracy;
+  q.runs = config_.options.runs;
+  q.inputs.assign(inputs.begin(), inputs.end());
+  JobOutcome outcome = pool_->Run(EncodeRequest(q));
+  if (outcome.kind == JobOutcome::Kind::kOk) {
+    absl::StatusOr<Verdict> v = DecodeVerdict(outcome.response);
+    if (!v.ok()) return absl::InternalError(absl::StrCat("worker reply: ", v.status().message()));
+    v->stderr_tail = outcome.stderr_tail;
+    return v;
+  }
+  if (outcome.kind == JobOutcome::Kind::kError) return outcome.error;
+  return FromOutcome(outcome);
+}
+
+Verdict Oracle::FromOutcome(const JobOutcome& outcome) const {
+  Verdict v;
+  v.policy = config_.options.policy;
+  v.stderr_tail = outcome.stderr_tail;
+  v.backtrace = outcome.backtrace;
+  std::string phase = outcome.phase.empty() ? "start" : outcome.phase;
+  switch (outcome.kind) {
+    case JobOutcome::Kind::kTimedOut:
+      v.kind = VerdictKind::kTimeout;
+      v.signature = TimeoutSignature(phase);
+      v.message = absl::StrCat("timed out after ",
+                               absl::FormatDuration(config_.limits.timeout), " in ", phase);
+      break;
+    case JobOutcome::Kind::kCrashed: {
+      const char* name = sigabbrev_np(outcome.signal);
+      std::string signal = name ? absl::StrCat("SIG", name) : absl::StrCat("SIG", outcome.signal);
+      v.kind = VerdictKind::kCrash;
+      // Top frames when the stack could be symbolized, else the phase.
+      v.signature = CrashSignature(signal, outcome.backtrace, phase);
+      v.message = absl::StrCat("worker died from ", signal, " in ", phase);
+      break;
+    }
+    case JobOutcome::Kind::kOutOfMemory:
+      v.kind = VerdictKind::kCrash;
+      v.signature = CrashSignature("OOM", {}, phase);
+      v.message = absl::StrCat("out of memory in ", phase);
+      break;
+    default:
+      v.kind = VerdictKind::kCrash;
+      v.signature = CrashSignature("EXIT", {}, phase);
+      v.message = absl::StrCat("worker lost in ", phase, ": ", outcome.error.ToString());
+      break;
+  }
+  return v;
+}
+
+}  // namespace rk::repro

@@ -1,0 +1,68 @@
+// Failure signatures: the stable identity of a failure. The minimizer keeps a
+// candidate only if it fails with the same signature ("fails the same way");
+// the fuzzer dedups findings by it.
+//
+//   compile_error:<status code>:<normalized message>
+//   crash:<signal name>:<frame>|<frame>|<frame>   (top 3 normalized frames)
+//   crash:<signal name>@<phase>                    (when no backtrace)
+//   timeout@<phase>
+//   accuracy:<miscompile|precision|unknown>:<op>:<dtype>
+//   nondeterministic:<op>:<dtype>
+// Normalization strips what varies between runs and unrelated graph edits:
+// numbers, node names (%foo), file paths, hex addresses, quoted values.
+//
+// Tested by repro/oracle/signature_test.cc.
+#ifndef REPROKIT_REPRO_ORACLE_SIGNATURE_H_
+#define REPROKIT_REPRO_ORACLE_SIGNATURE_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace rk::repro {
+
+enum class VerdictKind {
+  kPass,
+  kCompileError,
+  kCrash,
+  kTimeout,
+  kAccuracy,
+  kNondeterministic,
+  kCannotJudge,
+};
+
+std::string_view VerdictKindName(VerdictKind kind);  // "pass", "compile_error", ...
+absl::StatusOr<VerdictKind> ParseVerdictKind(std::string_view name);
+// Whether the kind is a failure worth reproducing (not pass / cannot_judge).
+bool IsFailure(VerdictKind kind);
+
+struct Signature {
+  VerdictKind kind = VerdictKind::kPass;
+  std::string detail;  // already normalized; "" for pass
+
+  std::string ToString() const;  // "kind" or "kind:detail" / "kind@detail"
+  static absl::StatusOr<Signature> Parse(std::string_view text);
+  bool operator==(const Signature& other) const {
+    return kind == other.kind && detail == other.detail;
+  }
+  bool operator!=(const Signature& other) const { return !(*this == other); }
+};
+
+// Strips numbers, %names, paths, hex and quoted strings; collapses spaces.
+std::string NormalizeMessage(std::string_view message);
+// A backtrace frame reduced to its function name without offsets/addresses
+// ("rk::compiler::Lower(...)+0x1f [0x55d...]" -> "rk::compiler::Lower").
+std::string NormalizeFrame(std::string_view frame);
+
+Signature CompileErrorSignature(std::string_view status_code, std::string_view message);
+Signature CrashSignature(std::string_view signal_name, const std::vector<std::string>& frames,
+                         std::string_view phase);
+Signature TimeoutSignature(std::string_view phase);
+Signature AccuracySignature(std::string_view subkind, std::string_view op, std::string_view dtype);
+Signature NondeterministicSignature(std::string_view op, std::string_view dtype);
+
+}  // namespace rk::repro
+
+#endif  // REPROKIT_REPRO_ORACLE_SIGNATURE_H_

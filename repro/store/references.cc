@@ -1,0 +1,86 @@
+#include "repro/store/references.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <system_error>
+
+#include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+
+namespace rk::repro {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool IsHexChar(char c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+bool IsReferenceFile(const fs::path& path) {
+  std::string name = path.filename().string();
+  return name == "repro.json" || absl::EndsWith(name, ".rk");
+}
+
+bool IsUnderBlobsCas(const fs::path& path) {
+  std::string parent = path.parent_path().generic_string() + "/";
+  return absl::StrContains(absl::StrCat("/", parent), "/blobs/cas/");
+}
+
+absl::Status ScanFile(const fs::path& path, absl::btree_set<Digest>& out) {
+  std::string name = path.filename().string();
+  if (IsUnderBlobsCas(path) && Digest::IsHex(name)) {
+    out.insert(*Digest::FromHex(name));
+    return absl::OkStatus();
+  }
+  if (!IsReferenceFile(path)) return absl::OkStatus();
+  std::ifstream in(path, std::ios::binary);
+  if (!in.is_open()) return absl::UnknownError(absl::StrCat("cannot read ", path.string()));
+  std::ostringstream text;
+  text << in.rdbuf();
+  AddDigestsInText(text.str(), out);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+void AddDigestsInText(absl::string_view text, absl::btree_set<Digest>& out) {
+  size_t i = 0;
+  while (i < text.size()) {
+    if (!IsHexChar(text[i])) {
+      ++i;
+      continue;
+    }
+    size_t start = i;
+    while (i < text.size() && IsHexChar(text[i])) ++i;
+    if (i - start == Digest::kHexChars) out.insert(*Digest::FromHex(text.substr(start, i - start)));
+  }
+}
+
+absl::StatusOr<absl::btree_set<Digest>> CollectReferencedDigests(
+    absl::Span<const std::string> roots) {
+  absl::btree_set<Digest> digests;
+  for (const std::string& root : roots) {
+    std::error_code error;
+    fs::file_status status = fs::symlink_status(root, error);
+    if (error || !fs::exists(status)) {
+      return absl::NotFoundError(absl::StrCat("bundle root ", root, " does not exist"));
+    }
+    if (fs::is_regular_file(status)) {
+      if (absl::Status s = ScanFile(fs::absolute(root), digests); !s.ok()) return s;
+      continue;
+    }
+    fs::recursive_directory_iterator it(root, fs::directory_options::none, error);
+    if (error) return absl::UnknownError(absl::StrCat("listing ", root, ": ", error.message()));
+    for (; it != fs::recursive_directory_iterator(); it.increment(error)) {
+      if (error) return absl::UnknownError(absl::StrCat("listing ", root, ": ", error.message()));
+      if (!it->is_regular_file(error) || it->is_symlink(error)) continue;
+      if (absl::Status s = ScanFile(it->path(), digests); !s.ok()) return s;
+    }
+    if (error) return absl::UnknownError(absl::StrCat("listing ", root, ": ", error.message()));
+  }
+  return digests;
+}
+
+}  // namespace rk::repro

@@ -1,0 +1,110 @@
+#include "testing/fuzz/finding_signature.h"
+
+#include <cctype>
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "compiler/ir/canonical_hash.h"
+
+namespace rk::fuzz {
+
+using compiler::AttrValue;
+using compiler::Graph;
+
+namespace {
+
+int64_t Bucket(int64_t d) {
+  int64_t b = 1;
+  while (b < d) b <<= 1;
+  return b;
+}
+
+std::string BucketedDims(const std::vector<int64_t>& dims) {
+  std::vector<int64_t> b;
+  for (int64_t d : dims) b.push_back(Bucket(d));
+  return absl::StrCat("[", absl::StrJoin(b, ","), "]");
+}
+
+// Attributes that are sizes or positions along a dimension get bucketed like
+// the shapes; the rest (axes, perm, dtype, keepdim) are kept as they are.
+std::string AttrText(const std::string& name, const AttrValue& value) {
+  if (const auto* ints = std::get_if<std::vector<int64_t>>(&value)) {
+    const bool sizes = name == "shape" || name == "start" || name == "limit" || name == "stride";
+    return sizes ? BucketedDims(*ints) : absl::StrCat("[", absl::StrJoin(*ints, ","), "]");
+  }
+  if (const auto* dtype = std::get_if<compiler::DType>(&value)) {
+    return std::string(compiler::DTypeName(*dtype));
+  }
+  if (const auto* b = std::get_if<bool>(&value)) return *b ? "true" : "false";
+  if (const auto* i = std::get_if<int64_t>(&value)) {
+    return name == "axis" ? absl::StrCat(*i) : "int";
+  }
+  // Float values (full's value, eps) and literal tensors: values do not count.
+  return "v";
+}
+
+}  // namespace
+
+std::string BucketedGraphText(const Graph& graph) {
+  std::string text;
+  for (int i = 0; i < graph.num_nodes(); ++i) {
+    const compiler::Node& node = graph.node(compiler::NodeId(i));
+    std::vector<std::string> operands;
+    for (compiler::NodeId id : node.operands) operands.push_back(absl::StrCat(id.value));
+    std::vector<std::string> attrs;
+    for (const auto& [name, value] : node.attrs.values()) {
+      attrs.push_back(absl::StrCat(name, "=", AttrText(name, value)));
+    }
+    absl::StrAppend(&text, i, "=", std::string(compiler::OpName(node.op)), "(",
+                    absl::StrJoin(operands, ","), "){", absl::StrJoin(attrs, ","), "}:",
+                    std::string(compiler::DTypeName(node.type.dtype)),
+                    BucketedDims(node.type.shape.dims()), "\n");
+  }
+  std::vector<std::string> outputs;
+  for (compiler::NodeId id : graph.outputs()) outputs.push_back(absl::StrCat(id.value));
+  absl::StrAppend(&text, "return ", absl::StrJoin(outputs, ","), "\n");
+  return text;
+}
+
+std::string GraphShapeHash(const Graph& graph) {
+  return compiler::Sha256Hex(BucketedGraphText(graph)).substr(0, 12);
+}
+
+std::string FindingSignature(const repro::Signature& verdict, const Graph& minimized) {
+  return absl::StrCat(verdict.ToString(), "#", GraphShapeHash(minimized));
+}
+
+std::string FindingName(const repro::Signature& verdict, const Graph& minimized) {
+  std::string name(repro::VerdictKindName(verdict.kind));
+  // The op of an accuracy / nondeterminism signature says the most.
+  std::vector<std::string> parts;
+  std::string part;
+  for (char c : verdict.detail) {
+    if (c == ':' || c == '@' || c == '|') {
+      parts.push_back(part);
+      part.clear();
+    } else {
+      part += c;
+    }
+  }
+  parts.push_back(part);
+  std::string hint;
+  if (verdict.kind == repro::VerdictKind::kAccuracy && parts.size() >= 2) hint = parts[1];
+  if (verdict.kind == repro::VerdictKind::kNondeterministic && !parts.empty()) hint = parts[0];
+  if (verdict.kind == repro::VerdictKind::kCrash && !parts.empty()) hint = parts[0];
+  std::string clean;
+  for (char c : hint) {
+    if (std::isalnum(static_cast<unsigned char>(c))) clean += static_cast<char>(std::tolower(c));
+    else if (!clean.empty() && clean.back() != '_') clean += '_';
+  }
+  if (clean.size() > 24) clean.resize(24);
+  while (!clean.empty() && clean.back() == '_') clean.pop_back();
+  if (!clean.empty()) absl::StrAppend(&name, "_", clean);
+  return absl::StrCat(name, "_", GraphShapeHash(minimized).substr(0, 8));
+}
+
+}  // namespace rk::fuzz

@@ -1,0 +1,39 @@
+#include "testing/fuzz/finding_signature.h"
+
+#include "compiler/ir/parser.h"
+#include "gtest/gtest.h"
+
+namespace rk::fuzz {
+namespace {
+
+compiler::Graph G(const char* text) {
+  absl::StatusOr<compiler::Graph> g = compiler::Parse(text);
+  EXPECT_TRUE(g.ok()) << g.status();
+  return *g;
+}
+
+const repro::Signature kRelu{repro::VerdictKind::kAccuracy, "miscompile:relu:f32"};
+
+TEST(FindingSignatureTest, IgnoresNamesValuesAndSizesWithinABucket) {
+  const compiler::Graph a = G("graph @a(%x: f32[3]) {\n  %y = relu(%x) : f32[3]\n  return %y\n}\n");
+  const compiler::Graph b = G("graph @b(%in: f32[4]) {\n  %out = relu(%in) : f32[4]\n  return %out\n}\n");
+  EXPECT_EQ(FindingSignature(kRelu, a), FindingSignature(kRelu, b));
+  EXPECT_EQ(FindingSignature(kRelu, a).rfind("accuracy:miscompile:relu:f32#", 0), 0u);
+  EXPECT_EQ(FindingName(kRelu, a).rfind("accuracy_relu_", 0), 0u) << FindingName(kRelu, a);
+}
+
+TEST(FindingSignatureTest, StructureDtypesAndBucketsCount) {
+  const compiler::Graph a = G("graph @a(%x: f32[4]) {\n  %y = relu(%x) : f32[4]\n  return %y\n}\n");
+  const compiler::Graph bigger = G("graph @a(%x: f32[40]) {\n  %y = relu(%x) : f32[40]\n  return %y\n}\n");
+  const compiler::Graph f16 = G("graph @a(%x: f16[4]) {\n  %y = relu(%x) : f16[4]\n  return %y\n}\n");
+  const compiler::Graph two =
+      G("graph @a(%x: f32[4]) {\n  %y = relu(%x) : f32[4]\n  %z = neg(%y) : f32[4]\n  return %z\n}\n");
+  EXPECT_NE(GraphShapeHash(a), GraphShapeHash(bigger));
+  EXPECT_NE(GraphShapeHash(a), GraphShapeHash(f16));
+  EXPECT_NE(GraphShapeHash(a), GraphShapeHash(two));
+  const repro::Signature other{repro::VerdictKind::kAccuracy, "precision:relu:f32"};
+  EXPECT_NE(FindingSignature(kRelu, a), FindingSignature(other, a));
+}
+
+}  // namespace
+}  // namespace rk::fuzz

@@ -1,0 +1,33 @@
+// Campaign reports, rewritten at the end of every run from the cumulative
+// state of the output directory:
+//   summary.json  statistics (graphs/s, valid %, NaN-free %, verdicts per
+//                 configuration, per-op coverage) and every finding;
+//   summary.md    the same for people: each finding with its minimized graph
+//                 and the commands that reproduce it;
+//   junit.xml     one testcase per finding signature, failing when the
+//                 finding is new in this run (known ones pass), plus a
+//                 "generator" testcase failing on any invalid graph.
+//
+// Tested by testing/fuzz/report_test.cc.
+#ifndef REPROKIT_TESTING_FUZZ_REPORT_H_
+#define REPROKIT_TESTING_FUZZ_REPORT_H_
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "compiler/support/json.h"
+#include "testing/fuzz/campaign.h"
+
+namespace rk::fuzz {
+
+Json SummaryJson(const CampaignSummary& summary);
+std::string SummaryMarkdown(const CampaignSummary& summary);
+std::string JunitXml(const CampaignSummary& summary);
+absl::Status WriteReports(const CampaignSummary& summary, const std::string& out_dir);
+
+// One progress line: "fuzz 12.3s  graphs 240 (19.5/s)  valid 100%  findings 1 (1 new)".
+std::string ProgressLine(const CampaignSummary& summary);
+
+}  // namespace rk::fuzz
+
+#endif  // REPROKIT_TESTING_FUZZ_REPORT_H_

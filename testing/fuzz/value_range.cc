@@ -1,0 +1,241 @@
+#include "testing/fuzz/value_range.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace rk::fuzz {
+
+using compiler::Attributes;
+using compiler::DType;
+using compiler::Op;
+using compiler::OpKind;
+using compiler::TensorType;
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+ValueRange Corners(double a0, double a1, double b0, double b1, double (*f)(double, double)) {
+  const double c[4] = {f(a0, b0), f(a0, b1), f(a1, b0), f(a1, b1)};
+  return {*std::min_element(c, c + 4), *std::max_element(c, c + 4)};
+}
+
+double Mul(double a, double b) { return a * b; }
+double Div(double a, double b) { return a / b; }
+double Pow(double a, double b) { return std::pow(a, b); }
+
+ValueRange Union(absl::Span<const ValueFacts> values) {
+  ValueRange r{kInf, -kInf};
+  for (const ValueFacts& v : values) {
+    r.lo = std::min(r.lo, v.range.lo);
+    r.hi = std::max(r.hi, v.range.hi);
+  }
+  return r;
+}
+
+// Rounding to a storage dtype moves a value by at most half an ulp (2^-9
+// relative for bf16); 1/64 leaves room for a few roundings in a row.
+ValueRange Widen(ValueRange r) {
+  return {r.lo - std::fabs(r.lo) / 64, r.hi + std::fabs(r.hi) / 64};
+}
+
+ValueRange FitInteger(ValueRange r, DType dtype) {
+  const double limit = dtype == DType::kI32 ? 2147483647.0 : 9.2e18;
+  if (r.lo < -limit || r.hi > limit) return {-limit - 1, limit};
+  return r;
+}
+
+double ReducedCount(const ValueFacts& x, const TensorType& result) {
+  const double out = static_cast<double>(std::max<int64_t>(result.num_elements(), 1));
+  return std::max(1.0, static_cast<double>(x.type.num_elements()) / out);
+}
+
+ValueRange UnaryRange(Op op, ValueRange x) {
+  switch (op) {
+    case Op::kNeg: return {-x.hi, -x.lo};
+    case Op::kAbs:
+      if (x.lo >= 0) return x;
+      if (x.hi <= 0) return {-x.hi, -x.lo};
+      return {0, std::max(-x.lo, x.hi)};
+    case Op::kExp: return {std::exp(x.lo), std::exp(x.hi)};
+    case Op::kLog:
+      return {x.lo > 0 ? std::log(x.lo) : -kInf, x.hi > 0 ? std::log(x.hi) : -kInf};
+    case Op::kSqrt: return {std::sqrt(std::max(x.lo, 0.0)), std::sqrt(std::max(x.hi, 0.0))};
+    case Op::kRsqrt:
+      if (x.lo <= 0) return {0, kInf};
+      return {1 / std::sqrt(x.hi), 1 / std::sqrt(x.lo)};
+    case Op::kReciprocal:
+      if (x.lo <= 0 && x.hi >= 0) return {-kInf, kInf};
+      return {1 / x.hi, 1 / x.lo};
+    case Op::kTanh: return {std::tanh(x.lo), std::tanh(x.hi)};
+    case Op::kSigmoid: return {1 / (1 + std::exp(-x.lo)), 1 / (1 + std::exp(-x.hi))};
+    case Op::kRelu: return {std::max(x.lo, 0.0), std::max(x.hi, 0.0)};
+    case Op::kErf: return {std::erf(x.lo), std::erf(x.hi)};
+    case Op::kSin:
+    case Op::kCos: return {-1, 1};
+    case Op::kGelu: return {x.lo >= 0 ? 0.0 : -0.17, std::max(x.hi, 0.0)};
+    default: return x;
+  }
+}
+
+ValueRange BinaryRange(Op op, const ValueFacts& a, const ValueFacts& b, DType dtype) {
+  const ValueRange x = a.range;
+  const ValueRange y = b.range;
+  switch (op) {
+    case Op::kAdd: return {x.lo + y.lo, x.hi + y.hi};
+    case Op::kSub: return {x.lo - y.hi, x.hi - y.lo};
+    case Op::kMul: return Corners(x.lo, x.hi, y.lo, y.hi, Mul);
+    case Op::kDiv:
+      if (compiler::IsInteger(dtype)) return {-x.MaxAbs(), x.MaxAbs()};
+      if (y.lo <= 0 && y.hi >= 0) return {-kInf, kInf};
+      return Corners(x.lo, x.hi, y.lo, y.hi, Div);
+    case Op::kPow:
+      if (x.lo <= 0) return {-kInf, kInf};
+      return Corners(x.lo, x.hi, y.lo, y.hi, Pow);
+    case Op::kMaximum: return {std::max(x.lo, y.lo), std::max(x.hi, y.hi)};
+    case Op::kMinimum: return {std::min(x.lo, y.lo), std::min(x.hi, y.hi)};
+    default: return {-kInf, kInf};
+  }
+}
+
+ValueRange CompositeRange(Op op, absl::Span<const ValueFacts> in, const Attributes& attrs) {
+  const ValueFacts& x = in[0];
+  if (op == Op::kGelu) return UnaryRange(op, x.range);
+  if (op == Op::kSoftmax) return {0, 1};
+  const int rank = x.type.shape.rank();
+  int axis = static_cast<int>(attrs.GetInt("axis").value_or(rank - 1));
+  if (axis < 0) axis += rank;
+  const double n = rank == 0 ? 1.0 : static_cast<double>(x.type.shape.dim(axis));
+  if (op == Op::kLogSoftmax) return {(x.range.lo - x.range.hi) - std::log(n) - 0.01, 0};
+  // layer_norm / rms_norm: a normalized row has no element beyond sqrt(n).
+  const double gamma = in.size() > 1 ? in[1].range.MaxAbs() : 1.0;
+  const double beta = in.size() > 2 ? in[2].range.MaxAbs() : 0.0;
+  const double bound = std::sqrt(n) * gamma + beta;
+  return {-bound, bound};
+}
+
+ValueRange RawRange(Op op, absl::Span<const ValueFacts> in, const Attributes& attrs,
+                    const TensorType& result) {
+  switch (compiler::GetOpKind(op)) {
+    case OpKind::kSource: {
+      if (op == Op::kFull) {
+        double v = attrs.GetFloat("value").value_or(0);
+        if (compiler::IsInteger(result.dtype)) v = std::trunc(v);
+        return {v, v};
+      }
+      if (op == Op::kIota) {
+        const int rank = result.shape.rank();
+        int axis = static_cast<int>(attrs.GetInt("axis").value_or(0));
+        if (axis < 0) axis += rank;
+        return {0, static_cast<double>(result.shape.dim(axis) - 1)};
+      }
+      if (op == Op::kConstant) {
+        const compiler::HostTensor t = attrs.GetTensor("value").value();
+        ValueRange r{kInf, -kInf};
+        for (int64_t i = 0; i < t.num_elements(); ++i) {
+          r.lo = std::min(r.lo, t.GetDouble(i));
+          r.hi = std::max(r.hi, t.GetDouble(i));
+        }
+        return t.num_elements() == 0 ? ValueRange{0, 0} : r;
+      }
+      return {-kInf, kInf};
+    }
+    case OpKind::kUnary: return UnaryRange(op, in[0].range);
+    case OpKind::kBinary: return BinaryRange(op, in[0], in[1], result.dtype);
+    case OpKind::kSelect: return Union(in.subspan(1));
+    case OpKind::kCast:
+      if (in[0].type.dtype == DType::kBool) return {0, 1};
+      if (compiler::IsInteger(result.dtype)) {
+        return {std::trunc(in[0].range.lo), std::trunc(in[0].range.hi)};
+      }
+      return in[0].range;
+    case OpKind::kReduce: {
+      const double n = ReducedCount(in[0], result);
+      if (op == Op::kArgmax) return {0, n - 1};
+      if (op == Op::kReduceSum) return {std::min(0.0, n * in[0].range.lo),
+                                        std::max(0.0, n * in[0].range.hi)};
+      return in[0].range;
+    }
+    case OpKind::kLayout: return Union(in);
+    case OpKind::kMatmul: {
+      const ValueRange x = in[0].range;
+      const ValueRange y = in[1].range;
+      const double k = static_cast<double>(in[0].type.shape.dim(in[0].type.shape.rank() - 1));
+      const ValueRange p = Corners(x.lo, x.hi, y.lo, y.hi, Mul);
+      return {std::min(0.0, k * p.lo), std::max(0.0, k * p.hi)};
+    }
+    case OpKind::kComposite: return CompositeRange(op, in, attrs);
+    default: return {0, 1};
+  }
+}
+
+bool AllExact(absl::Span<const ValueFacts> in) {
+  return std::all_of(in.begin(), in.end(), [](const ValueFacts& v) { return v.exact; });
+}
+
+}  // namespace
+
+double ValueRange::MaxAbs() const { return std::max(std::fabs(lo), std::fabs(hi)); }
+
+ValueRange InferRange(Op op, absl::Span<const ValueFacts> operands, const Attributes& attrs,
+                      const TensorType& result) {
+  if (result.dtype == DType::kBool) return {0, 1};
+  const ValueRange r = RawRange(op, operands, attrs, result);
+  if (compiler::IsInteger(result.dtype)) return FitInteger(r, result.dtype);
+  return Widen(r);
+}
+
+bool InferExact(Op op, absl::Span<const ValueFacts> operands, const TensorType& result) {
+  if (!AllExact(operands)) return false;
+  if (compiler::IsInteger(result.dtype) || result.dtype == DType::kBool) return true;
+  switch (compiler::GetOpKind(op)) {
+    case OpKind::kSource:
+    case OpKind::kSelect:
+    case OpKind::kCast:
+    case OpKind::kLayout: return true;
+    case OpKind::kUnary: return op == Op::kNeg || op == Op::kAbs || op == Op::kRelu;
+    case OpKind::kBinary: return op == Op::kMaximum || op == Op::kMinimum;
+    case OpKind::kReduce: return op == Op::kReduceMax || op == Op::kReduceMin;
+    default: return false;
+  }
+}
+
+bool OperandDomainOk(Op op, int index, const ValueFacts& x, const TensorType& result) {
+  const ValueRange r = x.range;
+  const bool is_float = compiler::IsFloat(x.type.dtype);
+  if (is_float && r.MaxAbs() > kMaxMagnitude) return false;
+  switch (op) {
+    case Op::kLog:
+    case Op::kSqrt:
+    case Op::kRsqrt: return r.lo >= kMinPositive;
+    case Op::kReciprocal: return r.lo >= kMinPositive || r.hi <= -kMinPositive;
+    case Op::kDiv:
+      return index == 0 || !is_float || r.lo >= kMinPositive || r.hi <= -kMinPositive;
+    case Op::kPow:
+      return index == 0 ? (r.lo >= kMinPositive && r.hi <= 8) : r.MaxAbs() <= 3;
+    case Op::kExp: return r.hi <= kMaxExpArgument;
+    case Op::kSin:
+    case Op::kCos: return r.MaxAbs() <= 100;
+    case Op::kLayerNorm:
+    case Op::kRmsNorm: return index != 0 || r.MaxAbs() <= 10;
+    case Op::kEq:
+    case Op::kNe:
+    case Op::kLt:
+    case Op::kLe:
+    case Op::kGt:
+    case Op::kGe:
+    case Op::kAnd:
+    case Op::kOr:
+    case Op::kNot:
+    case Op::kArgmax: return x.exact;
+    case Op::kWhere: return index != 0 || x.exact;
+    case Op::kCast:
+      if (is_float && !compiler::IsFloat(result.dtype)) return x.exact;
+      if (!is_float && compiler::IsFloat(result.dtype)) return r.MaxAbs() <= kMaxMagnitude;
+      return true;
+    default: return true;
+  }
+}
+
+}  // namespace rk::fuzz

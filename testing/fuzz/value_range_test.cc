@@ -1,0 +1,63 @@
+#include "testing/fuzz/value_range.h"
+
+#include "gtest/gtest.h"
+
+namespace rk::fuzz {
+namespace {
+
+using compiler::DType;
+using compiler::Op;
+using compiler::Shape;
+using compiler::TensorType;
+
+ValueFacts Facts(double lo, double hi, bool exact = true, DType dtype = DType::kF32,
+                 Shape shape = Shape{4}) {
+  return {TensorType(dtype, shape), {lo, hi}, exact};
+}
+
+TEST(ValueRangeTest, PropagatesThroughArithmetic) {
+  const TensorType f32(DType::kF32, Shape{4});
+  ValueRange r = InferRange(Op::kMul, {Facts(-2, 3), Facts(1, 4)}, {}, f32);
+  EXPECT_LE(r.lo, -8);
+  EXPECT_GE(r.hi, 12);
+  r = InferRange(Op::kReciprocal, {Facts(0.5, 2)}, {}, f32);
+  EXPECT_LE(r.lo, 0.5);
+  EXPECT_GE(r.hi, 2);
+  r = InferRange(Op::kReduceSum, {Facts(-1, 1, true, DType::kF32, Shape{8, 4})}, {}, f32);
+  EXPECT_GE(r.hi, 2);  // 2 elements summed per output
+  r = InferRange(Op::kMatmul,
+                 {Facts(-1, 1, true, DType::kF32, Shape{2, 8}), Facts(0, 2, true, DType::kF32, Shape{8, 4})},
+                 {}, TensorType(DType::kF32, Shape{2, 4}));
+  EXPECT_LE(r.lo, -16);
+  EXPECT_GE(r.hi, 16);
+}
+
+TEST(ValueRangeTest, IntegersWrapToTheirRange) {
+  const TensorType i32(DType::kI32, Shape{4});
+  ValueRange r = InferRange(Op::kMul, {Facts(-1e6, 1e6, true, DType::kI32), Facts(-1e6, 1e6, true, DType::kI32)}, {}, i32);
+  EXPECT_EQ(r.hi, 2147483647.0);
+}
+
+TEST(ValueRangeTest, DomainsRejectUnsafeOperands) {
+  const TensorType f32(DType::kF32, Shape{4});
+  EXPECT_FALSE(OperandDomainOk(Op::kLog, 0, Facts(-1, 1), f32));
+  EXPECT_TRUE(OperandDomainOk(Op::kLog, 0, Facts(0.5, 2), f32));
+  EXPECT_FALSE(OperandDomainOk(Op::kDiv, 1, Facts(-1, 1), f32));
+  EXPECT_TRUE(OperandDomainOk(Op::kDiv, 1, Facts(-1, 1, true, DType::kI32), TensorType(DType::kI32, Shape{4})));
+  EXPECT_FALSE(OperandDomainOk(Op::kExp, 0, Facts(0, 50), f32));
+  EXPECT_FALSE(OperandDomainOk(Op::kLt, 0, Facts(0, 1, /*exact=*/false), f32));
+  EXPECT_FALSE(OperandDomainOk(Op::kCast, 0, Facts(0, 1, false), TensorType(DType::kI32, Shape{4})));
+  EXPECT_TRUE(OperandDomainOk(Op::kCast, 0, Facts(0, 1, false), TensorType(DType::kF16, Shape{4})));
+}
+
+TEST(ValueRangeTest, ExactnessFollowsTheOps) {
+  const TensorType f32(DType::kF32, Shape{4});
+  EXPECT_TRUE(InferExact(Op::kRelu, {Facts(-1, 1)}, f32));
+  EXPECT_FALSE(InferExact(Op::kExp, {Facts(-1, 1)}, f32));
+  EXPECT_FALSE(InferExact(Op::kNeg, {Facts(-1, 1, false)}, f32));
+  EXPECT_TRUE(InferExact(Op::kAdd, {Facts(-1, 1, true, DType::kI32), Facts(-1, 1, true, DType::kI32)},
+                         TensorType(DType::kI32, Shape{4})));
+}
+
+}  // namespace
+}  // namespace rk::fuzz

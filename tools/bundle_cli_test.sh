@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# End-to-end checks of the bundle subcommands: capture -> run -> pack -> unpack.
+set -u
+bin="$TEST_SRCDIR/reprokit/tools/reprokit"
+examples="$TEST_SRCDIR/reprokit/examples"
+cd "$TEST_TMPDIR" || exit 1
+out="$TEST_TMPDIR/out" err="$TEST_TMPDIR/err"
+fails=0
+fail() { echo "FAIL: $*"; cat "$out" "$err"; fails=$((fails+1)); }
+expect() {  # expect CODE DESCRIPTION -- command...
+  local want=$1 what=$2; shift 3
+  "$@" >"$out" 2>"$err"; local got=$?
+  if [[ $got != "$want" ]]; then fail "$what: exit $got, want $want"; else echo "ok: $what"; fi
+}
+
+cat > g.rk <<'GRAPH'
+graph @small(%x: f32[4,8], %b: f32[8]) {
+  %s = add(%x, %b) : f32[4,8]
+  %r = relu(%s) : f32[4,8]
+  return %r
+}
+GRAPH
+
+# A compile error, captured and replayed.
+expect 0 "capture a failing compile" -- "$bin" capture g.rk --opt faults=relu:compile_error -o bug
+grep -q "captured compile_error (compile_error:INTERNAL:" "$out" || fail "capture summary"
+for f in graph.rk repro.json README.md; do [[ -f bug/$f ]] || fail "bundle lacks $f"; done
+grep -q '"format": "reprokit-bundle"' bug/repro.json || fail "repro.json lacks the format"
+grep -q '"text": "faults=relu:compile_error"' bug/repro.json || fail "options not recorded"
+grep -q '"kind": "compile_error"' bug/repro.json || fail "verdict not recorded"
+grep -q '"source": "random"' bug/repro.json || fail "seeded inputs not recorded as recipes"
+grep -q "reprokit run \." bug/README.md || fail "README lacks rerun instructions"
+expect 1 "run reproduces the compile error" -- "$bin" run bug
+grep -q "compile failed: .*injected fault" "$err" || fail "run does not say why"
+
+# A passing compile with stored inputs.
+head -c 128 /dev/urandom > x.bin
+head -c 32 /dev/zero > b.bin
+expect 0 "capture with --inputs" -- "$bin" capture g.rk --inputs x.bin --inputs b.bin -o good
+grep -q '"source": "blob"' good/repro.json || fail "inputs not stored as blobs"
+ls good/blobs/cas/*/* >/dev/null 2>&1 || fail "no blobs in the bundle"
+expect 0 "run a passing bundle" -- "$bin" run good
+grep -q "out0 %r: f32\[4,8\]" "$out" || fail "run prints no output summary"
+expect 0 "run --json" -- "$bin" run --json good
+grep -q '"ok": true' "$out" || fail "run --json"
+expect 0 "capture an example" -- "$bin" capture "$examples/mlp.rk" --seed 3 -o mlp_bundle
+
+# Pack and unpack: byte-identical, refusing to overwrite or to read junk.
+expect 0 "pack" -- "$bin" pack bug -o bug.tar.zst
+expect 0 "unpack" -- "$bin" unpack bug.tar.zst -o unpacked
+diff -r bug unpacked >/dev/null || fail "unpacked bundle differs"
+expect 1 "run the unpacked bundle" -- "$bin" run unpacked
+expect 0 "pack with the default name" -- "$bin" pack good
+[[ -f good.tar.zst ]] || fail "default archive name"
+expect 2 "unpack over an existing directory" -- "$bin" unpack bug.tar.zst -o bug
+grep -q "refusing to overwrite" "$err" || fail "unclear overwrite error"
+head -c 100 bug.tar.zst > broken.tar.zst
+expect 2 "unpack a truncated archive" -- "$bin" unpack broken.tar.zst -o broken
+[[ -e broken ]] && fail "a truncated archive left a directory behind"
+
+# Bad input.
+mkdir -p notabundle && echo hi > notabundle/file
+expect 2 "run a non-bundle" -- "$bin" run notabundle
+expect 2 "capture over a non-bundle directory" -- "$bin" capture g.rk -o notabundle
+expect 2 "capture without -o" -- "$bin" capture g.rk
+expect 2 "capture --seed with --inputs" -- "$bin" capture g.rk --seed 1 --inputs x.bin --inputs b.bin -o z
+expect 2 "capture wrong-sized input" -- "$bin" capture g.rk --inputs b.bin --inputs b.bin -o z
+expect 2 "capture a bad option" -- "$bin" capture g.rk --opt bogus=1 -o z
+expect 2 "pack a non-bundle" -- "$bin" pack notabundle -o n.tar.zst
+for c in capture run pack unpack; do expect 0 "$c --help" -- "$bin" $c --help; done
+exit $((fails > 0))

@@ -1,0 +1,139 @@
+// `reprokit capture GRAPH -o BUNDLE`: compiles and runs GRAPH, judges it with
+// the oracle and writes a repro bundle (docs/BUNDLE.md) with the verdict.
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+#include "compiler/driver/compile_options.h"
+#include "compiler/ir/parser.h"
+#include "compiler/ir/seeded_inputs.h"
+#include "repro/bundle/capture.h"
+#include "repro/bundle/environment.h"
+#include "repro/oracle/oracle.h"
+#include "tools/flags.h"
+#include "tools/subcommand.h"
+
+namespace rk::tools {
+namespace {
+
+constexpr char kName[] = "capture";
+
+// One raw little-endian, row-major file per graph input, in signature order.
+absl::StatusOr<std::vector<compiler::HostTensor>> ReadInputs(
+    const compiler::Graph& graph, const std::vector<std::string>& files) {
+  std::vector<compiler::NodeId> ids = graph.inputs();
+  if (files.size() != ids.size()) {
+    return absl::InvalidArgumentError(absl::StrCat("--inputs: the graph has ", ids.size(),
+                                                   " inputs, ", files.size(), " files given"));
+  }
+  std::vector<compiler::HostTensor> out;
+  for (size_t i = 0; i < ids.size(); ++i) {
+    std::ifstream in(files[i], std::ios::binary);
+    if (!in) return absl::NotFoundError(absl::StrCat(files[i], ": cannot read"));
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const compiler::TensorType& type = graph.type(ids[i]);
+    if (bytes.size() != static_cast<size_t>(type.byte_size())) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          files[i], ": ", bytes.size(), " bytes, but input %", graph.DisplayName(ids[i]), " (",
+          type.ToString(), ") needs ", type.byte_size()));
+    }
+    absl::StatusOr<compiler::HostTensor> t = compiler::HostTensor::FromBytes(
+        type, absl::Span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes.data()),
+                                        bytes.size()));
+    if (!t.ok()) return t.status();
+    out.push_back(*std::move(t));
+  }
+  return out;
+}
+
+int RunCapture(absl::Span<const std::string> args) {
+  std::string out, policy = "torch", device = "cpu";
+  std::vector<std::string> opts, input_files;
+  int64_t seed = -1;
+  double tol = 0, timeout = 60;
+  bool in_process = false;
+  FlagSet flags(
+      "capture GRAPH [--seed N | --inputs FILE...] [--opt key=value ...] -o BUNDLE",
+      "Compiles GRAPH, runs it, judges it against the fp64 reference (isolated, so\n"
+      "a crash or hang is a verdict) and writes a repro bundle: graph, inputs,\n"
+      "options, expected verdict and signature, environment (docs/BUNDLE.md).\n"
+      "Inputs are the seeded ones (--seed, default 0; recorded as recipes) or raw\n"
+      "little-endian files, one per graph input in order (--inputs; stored).\n"
+      "Exit: 0 bundle written (whatever the verdict), 2 bad input.");
+  flags.String("out", &out, "bundle directory to write (required)", 'o');
+  flags.Int("seed", &seed, "seed for the random inputs (default 0)");
+  flags.Repeated("inputs", &input_files, "raw input file (repeat once per graph input)");
+  flags.Repeated("opt", &opts, "compile option key=value (see docs/COMPILER.md)");
+  flags.String("device", &device, "cpu or cuda");
+  flags.String("policy", &policy, "accuracy policy: torch, strict or cosine");
+  flags.Double("tol", &tol, "tolerance; 0 = by dtype");
+  flags.Double("timeout", &timeout, "seconds before a compile-and-run counts as a hang");
+  flags.Bool("in-process", &in_process, "judge in this process (no isolation)");
+  absl::StatusOr<std::vector<std::string>> positional = flags.Parse(args);
+  if (!positional.ok()) return ReportError(kName, positional.status());
+  if (flags.help_requested()) {
+    std::fputs(flags.Help().c_str(), stdout);
+    return kExitOk;
+  }
+  if (positional->size() != 1) {
+    return ReportError(kName, absl::InvalidArgumentError("expected exactly one GRAPH argument"));
+  }
+  if (out.empty()) return ReportError(kName, absl::InvalidArgumentError("-o BUNDLE is required"));
+  if (seed >= 0 && !input_files.empty()) {
+    return ReportError(kName, absl::InvalidArgumentError("--seed and --inputs exclude each other"));
+  }
+  compiler::CompileOptions options;
+  if (absl::Status s = options.Set("device", device); !s.ok()) return ReportError(kName, s);
+  if (absl::Status s = options.Apply(opts); !s.ok()) return ReportError(kName, s);
+
+  // The oracle's worker pool is forked before anything else runs.
+  repro::Oracle::Config config;
+  config.options.policy = policy;
+  config.options.accuracy.tol = tol;
+  config.isolate = !in_process;
+  config.limits.timeout = absl::Seconds(timeout);
+  absl::StatusOr<std::unique_ptr<repro::Oracle>> oracle = repro::Oracle::Create(config);
+  if (!oracle.ok()) return ReportError(kName, oracle.status());
+
+  const std::string& path = (*positional)[0];
+  absl::StatusOr<compiler::Graph> graph = compiler::ParseFile(path);
+  if (!graph.ok()) return ReportError(kName, graph.status());
+  repro::CaptureOptions capture;
+  std::vector<compiler::HostTensor> inputs;
+  if (input_files.empty()) {
+    capture.seed = static_cast<uint64_t>(seed < 0 ? 0 : seed);
+    inputs = compiler::SeededInputs(*graph, *capture.seed);
+  } else {
+    absl::StatusOr<std::vector<compiler::HostTensor>> read = ReadInputs(*graph, input_files);
+    if (!read.ok()) return ReportError(kName, read.status());
+    inputs = *std::move(read);
+  }
+  absl::StatusOr<repro::Verdict> verdict = (*oracle)->Judge(*graph, inputs, options);
+  if (!verdict.ok()) return ReportError(kName, verdict.status());
+
+  std::vector<std::string> command = {"reprokit", kName};
+  command.insert(command.end(), args.begin(), args.end());
+  capture.command_line = repro::CommandLineText(command);
+  capture.policy = policy;
+  capture.tol = tol;
+  if (absl::Status s = repro::Capture(*graph, inputs, options, *verdict, out, capture); !s.ok()) {
+    return ReportError(kName, absl::Status(s.code(), absl::StrCat(out, ": ", s.message())));
+  }
+  std::printf("captured %s", std::string(repro::VerdictKindName(verdict->kind)).c_str());
+  if (repro::IsFailure(verdict->kind)) {
+    std::printf(" (%s)", verdict->signature.ToString().c_str());
+  }
+  std::printf(" in %s\n", out.c_str());
+  return kExitOk;
+}
+
+}  // namespace
+
+REPROKIT_SUBCOMMAND("capture", "compile, run and judge a graph; write a repro bundle",
+                    &RunCapture);
+
+}  // namespace rk::tools

@@ -1,0 +1,147 @@
+// `reprokit check GRAPH|BUNDLE [flags]`: compile, run and judge against the
+// fp64 reference; prints a verdict table per output. For a bundle, its
+// options, inputs, policy and tolerance are used (flags override them) and the
+// verdict is compared with the bundle's expected signature.
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_format.h"
+#include "absl/time/time.h"
+#include "compiler/driver/compile_options.h"
+#include "compiler/ir/parser.h"
+#include "compiler/ir/seeded_inputs.h"
+#include "repro/bundle/bundle.h"
+#include "repro/oracle/oracle.h"
+#include "repro/oracle/verdict_json.h"
+#include "tools/flags.h"
+#include "tools/subcommand.h"
+
+namespace rk::tools {
+namespace {
+
+constexpr char kName[] = "check";
+
+void PrintVerdict(const repro::Verdict& v) {
+  std::string kind(repro::VerdictKindName(v.kind));
+  if (!v.accuracy_subkind.empty()) kind += " (" + v.accuracy_subkind + ")";
+  std::printf("verdict:   %s\n", kind.c_str());
+  if (repro::IsFailure(v.kind)) std::printf("signature: %s\n", v.signature.ToString().c_str());
+  std::printf("message:   %s\n", v.message.c_str());
+  if (!v.outputs.empty() && v.kind != repro::VerdictKind::kNondeterministic) {
+    std::printf("\n  %-3s %-12s %-12s %-5s %-12s %10s %10s %10s %9s %10s\n", "out", "node", "op",
+                "dtype", "judgement", "max_abs", "rmse_res", "rmse_ref", "ratio", "mismatch");
+    for (const repro::OutputVerdict& o : v.outputs) {
+      const repro::OutputMetrics& m = o.metrics;
+      std::printf("  %-3d %-12s %-12s %-5s %-12s %10.3g %10.3g %10.3g %9.3g %10lld\n", o.index,
+                  ("%" + o.node).c_str(), o.op.c_str(), o.dtype.c_str(),
+                  std::string(repro::JudgementName(m.judgement)).c_str(), m.max_abs_error,
+                  m.rmse_result, m.rmse_reference, m.rmse_ratio,
+                  static_cast<long long>(m.mismatches));
+    }
+  }
+  for (const std::string& w : v.warnings) std::printf("warning:   %s\n", w.c_str());
+  if (v.kind == repro::VerdictKind::kCrash && !v.backtrace.empty()) {
+    std::printf("backtrace (innermost first):\n");
+    for (size_t i = 0; i < v.backtrace.size() && i < 12; ++i) {
+      std::printf("  %s\n", v.backtrace[i].c_str());
+    }
+  }
+  std::printf("\ncompile %.1f ms, run %.1f ms, reference %.1f ms\n", v.compile_seconds * 1e3,
+              v.run_seconds * 1e3, v.reference_seconds * 1e3);
+}
+
+int ExitCodeFor(repro::VerdictKind kind) {
+  if (kind == repro::VerdictKind::kPass) return kExitOk;
+  if (kind == repro::VerdictKind::kCannotJudge) return kExitCannotTest;
+  return kExitReproduces;
+}
+
+int RunCheck(absl::Span<const std::string> args) {
+  std::string device = "cpu", policy = "torch";
+  double tol = 0, timeout = 60;
+  int64_t seed = 0;
+  bool json = false, in_process = false;
+  std::vector<std::string> opts;
+  FlagSet flags(
+      "check GRAPH|BUNDLE [flags]",
+      "Compiles GRAPH (on seeded inputs) or a repro BUNDLE (its inputs and options)\n"
+      "and judges every output against the reference interpreter and its fp64 run.\n"
+      "Runs in an isolated worker, so a crash or hang of the compiler is a verdict.\n"
+      "Exit: 0 pass, 1 failure reproduced, 125 cannot judge, 2 bad input.");
+  flags.String("device", &device, "cpu or cuda");
+  flags.Double("tol", &tol, "tolerance; 0 = by dtype (1e-4 f32/f64, 1e-2 f16/bf16)");
+  flags.String("policy", &policy, "accuracy policy: torch, strict or cosine");
+  flags.Repeated("opt", &opts, "compile option key=value (see docs/COMPILER.md)");
+  flags.Int("seed", &seed, "seed for the random inputs");
+  flags.Double("timeout", &timeout, "seconds before a compile-and-run counts as a hang");
+  flags.Bool("in-process", &in_process, "judge in this process (no isolation; faster)");
+  flags.Bool("json", &json, "print the verdict as JSON");
+  absl::StatusOr<std::vector<std::string>> positional = flags.Parse(args);
+  if (!positional.ok()) return ReportError(kName, positional.status());
+  if (flags.help_requested()) {
+    std::fputs(flags.Help().c_str(), stdout);
+    return kExitOk;
+  }
+  if (positional->size() != 1) {
+    return ReportError(kName, absl::InvalidArgumentError("expected exactly one GRAPH argument"));
+  }
+  const std::string& path = (*positional)[0];
+  std::optional<repro::LoadedBundle> bundle;
+  if (repro::IsBundleDir(path)) {
+    absl::StatusOr<repro::LoadedBundle> loaded = repro::LoadBundle(path);
+    if (!loaded.ok()) return ReportError(kName, loaded.status());
+    bundle = *std::move(loaded);
+    if (!flags.WasSet("policy")) policy = bundle->bundle.policy;
+    if (!flags.WasSet("tol")) tol = bundle->bundle.tol;
+  }
+  compiler::CompileOptions options = bundle ? bundle->bundle.options : compiler::CompileOptions();
+  if (absl::Status s = options.Apply(opts); !s.ok()) return ReportError(kName, s);
+  if (flags.WasSet("device")) {
+    if (absl::Status s = options.Set("device", device); !s.ok()) return ReportError(kName, s);
+  }
+
+  // The oracle's worker pool is forked before anything else runs.
+  repro::Oracle::Config config;
+  config.options.policy = policy;
+  config.options.accuracy.tol = tol;
+  config.isolate = !in_process;
+  config.limits.timeout = absl::Seconds(timeout);
+  absl::StatusOr<std::unique_ptr<repro::Oracle>> oracle = repro::Oracle::Create(config);
+  if (!oracle.ok()) return ReportError(kName, oracle.status());
+
+  compiler::Graph graph;
+  std::vector<compiler::HostTensor> inputs;
+  if (bundle) {
+    graph = bundle->bundle.graph;
+    inputs = bundle->inputs;
+  } else {
+    absl::StatusOr<compiler::Graph> parsed = compiler::ParseFile(path);
+    if (!parsed.ok()) return ReportError(kName, parsed.status());
+    graph = *std::move(parsed);
+    inputs = compiler::SeededInputs(graph, seed);
+  }
+  absl::StatusOr<repro::Verdict> verdict = (*oracle)->Judge(graph, inputs, options);
+  if (!verdict.ok()) return ReportError(kName, verdict.status());
+  if (bundle) {
+    for (const std::string& w : bundle->warnings) verdict->warnings.push_back(w);
+  }
+  if (json) {
+    std::printf("%s\n", repro::VerdictToJson(*verdict).DumpPretty().c_str());
+  } else {
+    PrintVerdict(*verdict);
+    if (bundle && repro::IsFailure(bundle->bundle.expected.kind)) {
+      bool same = verdict->signature == bundle->bundle.expected.signature;
+      std::printf("expected:  %s (%s)\n", bundle->bundle.expected.signature.ToString().c_str(),
+                  same ? "reproduced" : "NOT reproduced");
+    }
+  }
+  return ExitCodeFor(verdict->kind);
+}
+
+}  // namespace
+
+REPROKIT_SUBCOMMAND("check", "compile, run and judge against the fp64 reference", &RunCheck);
+
+}  // namespace rk::tools

@@ -1,0 +1,397 @@
+// `reprokit demo`: the whole flow on one example, end to end. Compiles a
+// transformer block with a planted fault, detects the accuracy failure against
+// fp64, captures a bundle, minimizes it (`reprokit minify` as a subprocess, its
+// progress shown), emits a Bazel repro target into an isolated workspace under
+// --out, runs `bazel test` there (the test FAILS while the bug is present: the
+// expected outcome), reruns it with the fault switched off (PASSES), and prints
+// where to look next.
+//
+// The demo workspace links the prebuilt runner that was built with this
+// binary (//repro/emit:libreprokit_runner.so, shipped in its runfiles), so the
+// demo does not compile the compiler a second time; --from-source builds the
+// runner from reprokit's sources instead, as a user's workspace does by default.
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "compiler/driver/compile_options.h"
+#include "compiler/ir/parser.h"
+#include "compiler/ir/seeded_inputs.h"
+#include "repro/bundle/bundle.h"
+#include "repro/bundle/capture.h"
+#include "repro/bundle/environment.h"
+#include "repro/emit/emit.h"
+#include "repro/emit/verdict_table.h"
+#include "repro/emit/workspace.h"
+#include "repro/oracle/oracle.h"
+#include "tools/cpp/runfiles/runfiles.h"
+#include "tools/flags.h"
+#include "tools/subcommand.h"
+
+namespace rk::tools {
+namespace {
+
+namespace fs = std::filesystem;
+constexpr char kName[] = "demo";
+constexpr char kMarker[] = ".reprokit-demo";
+constexpr int kSteps = 6;
+
+struct DemoConfig {
+  std::string fault = "fuse:wrong_index";
+  std::string example = "attention";
+  std::string out = "reprokit-demo";
+  std::string reprokit_root;
+  int64_t jobs = 2;
+  bool keep = false;
+  bool from_source = false;
+  bool skip_bazel = false;
+};
+
+// Prints a step header now and its duration when destroyed.
+class Step {
+ public:
+  Step(int number, const std::string& title) : start_(absl::Now()) {
+    std::printf("\n[%d/%d] %s\n", number, kSteps, title.c_str());
+    std::fflush(stdout);
+  }
+  ~Step() {
+    std::printf("      (%.1f s)\n", absl::ToDoubleSeconds(absl::Now() - start_));
+    std::fflush(stdout);
+  }
+
+ private:
+  absl::Time start_;
+};
+
+std::string ReadText(const fs::path& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+std::string Indent(const std::string& text, const std::string& prefix) {
+  std::string out;
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    if (!line.empty()) absl::StrAppend(&out, prefix, std::string(line), "\n");
+  }
+  return out;
+}
+
+// Runs `argv` in `cwd` with `env` added; output to `log` (appended) or, when
+// empty, to this process's stdout/stderr. Returns the exit code, 128+signal
+// for a signal, -1 when it could not start.
+int RunProcess(const std::vector<std::string>& argv, const std::string& cwd,
+               const std::vector<std::string>& env, const std::string& log) {
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  std::fflush(stdout);
+  std::fflush(stderr);
+  const pid_t pid = ::fork();
+  if (pid < 0) return -1;
+  if (pid == 0) {
+    if (!cwd.empty() && ::chdir(cwd.c_str()) != 0) ::_exit(127);
+    if (!log.empty()) {
+      const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+      if (fd < 0) ::_exit(127);
+      ::dup2(fd, 1);
+      ::dup2(fd, 2);
+      ::close(fd);
+    }
+    for (const std::string& e : env) ::putenv(const_cast<char*>(e.c_str()));
+    ::execvp(args[0], args.data());
+    ::_exit(127);
+  }
+  int status = 0;
+  if (::waitpid(pid, &status, 0) < 0) return -1;
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : -1;
+}
+
+std::string SelfPath() {
+  std::error_code ec;
+  const fs::path exe = fs::canonical("/proc/self/exe", ec);
+  return ec ? "reprokit" : exe.string();
+}
+
+// The runner built alongside this binary, from its runfiles.
+std::string FindPrebuiltRunner() {
+  std::string error;
+  std::unique_ptr<bazel::tools::cpp::runfiles::Runfiles> runfiles(
+      bazel::tools::cpp::runfiles::Runfiles::Create(SelfPath(), &error));
+  if (runfiles == nullptr) return "";
+  const std::string path = runfiles->Rlocation("reprokit/repro/emit/libreprokit_runner.so");
+  std::error_code ec;
+  return !path.empty() && fs::exists(path, ec) ? path : "";
+}
+
+// Empties a previous demo's --out (never a directory the demo did not make).
+absl::Status PrepareOut(const fs::path& out) {
+  std::error_code ec;
+  if (fs::exists(out, ec) && !fs::is_empty(out, ec)) {
+    if (!fs::exists(out / kMarker, ec)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          out.string(), ": exists and was not made by reprokit demo; pick another --out"));
+    }
+    for (const char* entry : {"bug", "bug.min", "logs"}) fs::remove_all(out / entry, ec);
+    // The workspace's repro packages go; its Bazel output base (and server)
+    // stay, so a second demo is quicker.
+    fs::remove_all(out / "workspace" / "repros", ec);
+  }
+  fs::create_directories(out / "logs", ec);
+  if (ec) return absl::InternalError(absl::StrCat(out.string(), ": ", ec.message()));
+  std::ofstream(out / kMarker) << "made by `reprokit demo`; a rerun empties this folder\n";
+  return absl::OkStatus();
+}
+
+int Fail(const std::string& what, const absl::Status& status) {
+  std::fprintf(stderr, "reprokit: %s: %s: %s\n", kName, what.c_str(),
+               std::string(status.message()).c_str());
+  return 1;
+}
+
+// Step 1: baseline and faulty judgement. Returns the faulty verdict.
+absl::StatusOr<repro::Verdict> Detect(repro::Oracle& oracle, const compiler::Graph& graph,
+                                      const std::vector<compiler::HostTensor>& inputs,
+                                      const compiler::CompileOptions& faulty) {
+  compiler::CompileOptions clean = faulty;
+  clean.faults.clear();
+  absl::StatusOr<repro::Verdict> baseline = oracle.Judge(graph, inputs, clean);
+  if (!baseline.ok()) return baseline.status();
+  std::printf("      without the fault: %s\n",
+              std::string(repro::VerdictKindName(baseline->kind)).c_str());
+  absl::StatusOr<repro::Verdict> verdict = oracle.Judge(graph, inputs, faulty);
+  if (!verdict.ok()) return verdict.status();
+  std::printf("      with faults=%s:\n\n%s", absl::StrJoin(faulty.faults, ",").c_str(),
+              repro::FormatVerdictTable(*verdict, "        ").c_str());
+  if (!repro::IsFailure(verdict->kind)) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the fault did not make @", graph.name(), " fail; try another --fault (docs/FAULTS.md)"));
+  }
+  return verdict;
+}
+
+// Lines of a Bazel log that report a test's status.
+std::string TestStatusLines(const std::string& log) {
+  std::string out;
+  for (absl::string_view line : absl::StrSplit(log, '\n')) {
+    if (absl::StartsWith(line, "//") &&
+        (absl::StrContains(line, "PASSED") || absl::StrContains(line, "FAILED") ||
+         absl::StrContains(line, "NO STATUS") || absl::StrContains(line, "TIMEOUT"))) {
+      absl::StrAppend(&out, "        ", std::string(line), "\n");
+    }
+  }
+  return out;
+}
+
+// Step 5: bazel test with the bug, then with the fault off. True when both
+// came out as intended (fail, then pass).
+bool BazelTests(const DemoConfig& config, const repro::EmitResult& emitted, const fs::path& out) {
+  const std::string ws = emitted.workspace.root;
+  const std::string log = (out / "logs" / "bazel-test.log").string();
+  std::printf("      $ cd %s && bazel test %s\n", ws.c_str(), emitted.test_label.c_str());
+  std::printf("      (first run: Bazel starts and %s; output in %s)\n",
+              config.from_source ? "compiles reprokit from source, minutes"
+                                 : "links the runner, about half a minute",
+              log.c_str());
+  const int code = RunProcess({"bazel", "test", emitted.test_label}, ws, {}, log);
+  const std::string text = ReadText(log);
+  if (code != 3 && code != 0) {
+    std::printf("      bazel test exited %d (a build problem?); last lines:\n%s", code,
+                Indent(text.size() > 3000 ? text.substr(text.size() - 3000) : text, "        ")
+                    .c_str());
+    return false;
+  }
+  std::printf("%s", TestStatusLines(text).c_str());
+  const std::string rel = absl::StrReplaceAll(emitted.test_label.substr(2), {{":", "/"}});
+  const std::string test_log = ReadText(fs::path(ws) / "bazel-testlogs" / rel / "test.log");
+  std::printf("      the repro's own output (%s/bazel-testlogs/%s/test.log):\n%s", ws.c_str(),
+              rel.c_str(), Indent(test_log, "        | ").c_str());
+  const bool failed_as_expected = code == 3;
+  std::printf("      => %s\n", failed_as_expected
+                                   ? "FAILED, as expected: the test fails while the bug is present"
+                                   : "unexpected: the test passed although the fault is on");
+
+  std::printf("\n      the fix, simulated: the same test with the fault switched off\n");
+  std::printf("      $ bazel test --test_env=REPROKIT_OPTIONS=faults= %s\n",
+              emitted.test_label.c_str());
+  const int fixed = RunProcess(
+      {"bazel", "test", "--test_env=REPROKIT_OPTIONS=faults=", emitted.test_label}, ws, {}, log);
+  std::printf("%s", TestStatusLines(ReadText(log).substr(text.size())).c_str());
+  std::printf("      => %s\n", fixed == 0 ? "PASSED: once the bug is gone the repro passes"
+                                           : "unexpected: still failing with the fault off");
+  if (!config.keep) RunProcess({"bazel", "shutdown"}, ws, {}, log);
+  return failed_as_expected && fixed == 0;
+}
+
+void PrintWhatNext(const DemoConfig& config, const fs::path& out,
+                   const repro::EmitResult* emitted) {
+  const std::string min = (out / "bug.min").string();
+  std::printf("      minimized graph (%s/graph.rk):\n%s", min.c_str(),
+              Indent(ReadText(out / "bug.min" / "graph.rk"), "        ").c_str());
+  std::printf("      bundles:   %s/bug (captured), %s (minimized; README.md, repro.json)\n",
+              out.string().c_str(), min.c_str());
+  std::printf("      rerun:     reprokit check %s/graph.rk --opt faults=%s\n", min.c_str(),
+              config.fault.c_str());
+  std::printf("                 reprokit run %s\n", min.c_str());
+  if (emitted != nullptr) {
+    const std::string cd = absl::StrCat("cd ", emitted->workspace.root, " && ");
+    std::printf("                 %sbazel test %s\n", cd.c_str(), emitted->test_label.c_str());
+    std::printf("      bisect:    %sbazel run %s   # exit 0 good, 1 bad, 125 skip\n", cd.c_str(),
+                emitted->bisect_label.c_str());
+    std::printf("                 reprokit bisect %s   # first bad pass application\n",
+                min.c_str());
+  }
+  std::printf("      pack:      reprokit pack %s -o %s.tar.zst   # attach to a bug report\n",
+              min.c_str(), min.c_str());
+  std::printf("      workflows: docs/WORKFLOWS.md\n");
+}
+
+int RunDemo(absl::Span<const std::string> args) {
+  DemoConfig config;
+  FlagSet flags(
+      "demo [--fault F] [--example NAME] [--out DIR] [--keep] [-j N]",
+      "The end-to-end demo: compiles examples/<NAME>.rk with a planted fault, detects\n"
+      "the accuracy failure against fp64, captures a bundle, minimizes it, emits a\n"
+      "Bazel repro target into an isolated workspace under --out and runs `bazel test`\n"
+      "there (it fails while the bug is present, as intended, and passes with the\n"
+      "fault off). A rerun empties a previous demo's --out. Exit 0 when every step\n"
+      "behaved as intended.");
+  flags.String("fault", &config.fault, "planted fault (docs/FAULTS.md)");
+  flags.String("example", &config.example, "examples/<NAME>.rk, or a path to a graph");
+  flags.String("out", &config.out, "where the demo writes its bundles and workspace", 'o');
+  flags.Bool("keep", &config.keep, "keep the demo workspace's Bazel server running afterwards");
+  flags.Int("jobs", &config.jobs, "parallel minimizer candidates", 'j');
+  flags.String("reprokit", &config.reprokit_root, "reprokit's source directory (default: found)");
+  flags.Bool("from-source", &config.from_source,
+             "build the runner from reprokit's sources in the demo workspace (slow)");
+  flags.Bool("no-bazel", &config.skip_bazel, "stop after emitting (no `bazel test`)");
+  absl::StatusOr<std::vector<std::string>> positional = flags.Parse(args);
+  if (!positional.ok()) return ReportError(kName, positional.status());
+  if (flags.help_requested()) {
+    std::fputs(flags.Help().c_str(), stdout);
+    return kExitOk;
+  }
+  if (!positional->empty()) {
+    return ReportError(kName, absl::InvalidArgumentError("takes no positional arguments"));
+  }
+  const absl::Time start = absl::Now();
+  if (config.reprokit_root.empty()) {
+    absl::StatusOr<std::string> root = repro::FindReprokitRoot();
+    if (!root.ok()) return ReportError(kName, root.status());
+    config.reprokit_root = *root;
+  }
+  const std::string example =
+      absl::StrContains(config.example, "/") || absl::EndsWith(config.example, ".rk")
+          ? config.example
+          : absl::StrCat(config.reprokit_root, "/examples/", config.example, ".rk");
+  compiler::CompileOptions options;
+  if (absl::Status s = options.Set("faults", config.fault); !s.ok()) return ReportError(kName, s);
+  std::error_code ec;
+  const fs::path out = fs::absolute(config.out, ec).lexically_normal();
+  if (absl::Status s = PrepareOut(out); !s.ok()) return ReportError(kName, s);
+
+  // The oracle's worker pool is forked before anything else runs.
+  repro::Oracle::Config oracle_config;
+  absl::StatusOr<std::unique_ptr<repro::Oracle>> oracle = repro::Oracle::Create(oracle_config);
+  if (!oracle.ok()) return ReportError(kName, oracle.status());
+  absl::StatusOr<compiler::Graph> graph = compiler::ParseFile(example);
+  if (!graph.ok()) return ReportError(kName, graph.status());
+  const std::vector<compiler::HostTensor> inputs = compiler::SeededInputs(*graph, 0);
+  std::printf("reprokit demo: @%s (%s, %d nodes) with the planted fault %s -> %s\n",
+              graph->name().c_str(), example.c_str(), graph->num_nodes(), config.fault.c_str(),
+              out.string().c_str());
+
+  absl::StatusOr<repro::Verdict> verdict;
+  {
+    Step step(1, "detect: compile, run, judge against the fp64 reference (isolated worker)");
+    verdict = Detect(**oracle, *graph, inputs, options);
+  }
+  if (!verdict.ok()) return Fail("detect", verdict.status());
+  const fs::path bug = out / "bug", min = out / "bug.min";
+  {
+    Step step(2, absl::StrCat("capture: bundle -> ", bug.string()));
+    repro::CaptureOptions capture;
+    capture.seed = 0;
+    capture.captured_by = "reprokit demo";
+    if (absl::Status s = repro::Capture(*graph, inputs, options, *verdict, bug.string(), capture);
+        !s.ok()) {
+      return Fail("capture", s);
+    }
+    std::printf("      graph.rk, repro.json (expects %s), inputs as seeded recipes\n",
+                verdict->signature.ToString().c_str());
+  }
+  {
+    Step step(3, absl::StrCat("minify: reprokit minify ", bug.string(), " -o ", min.string(),
+                              " -j ", config.jobs));
+    const int code = RunProcess({SelfPath(), "minify", bug.string(), "-o", min.string(), "-j",
+                                 absl::StrCat(config.jobs)},
+                                "", {}, "");
+    if (code != 0) {
+      return Fail("minify", absl::InternalError(absl::StrCat("reprokit minify exited ", code)));
+    }
+  }
+  absl::StatusOr<repro::EmitResult> emitted;
+  {
+    Step step(4, "emit: a Bazel repro target in an isolated workspace");
+    repro::EmitRequest request;
+    request.bundle_dir = min.string();
+    request.workspace_dir = (out / "workspace").string();
+    request.package = absl::StrCat(
+        "repros/", absl::StrReplaceAll(config.fault, {{":", "_"}, {",", "_"}, {"-", "_"}}));
+    request.create_workspace = true;
+    request.reprokit_root = config.reprokit_root;
+    if (!config.from_source) {
+      request.prebuilt_runner = FindPrebuiltRunner();
+      if (request.prebuilt_runner.empty()) {
+        std::printf("      no prebuilt runner beside this binary: building from source\n");
+        config.from_source = true;
+      }
+    }
+    emitted = repro::EmitRepro(request);
+    if (emitted.ok()) {
+      std::printf("      %s (workspace %s, reprokit as @%s)\n", emitted->test_label.c_str(),
+                  emitted->workspace.root.c_str(), emitted->workspace.reprokit_repo.c_str());
+      std::printf("%s", Indent(ReadText(fs::path(emitted->package_dir) / "BUILD.bazel"),
+                               "        ").c_str());
+    }
+  }
+  if (!emitted.ok()) return Fail("emit", emitted.status());
+  bool as_intended = true;
+  if (config.skip_bazel) {
+    std::printf("\n[5/%d] bazel test: skipped (--no-bazel)\n", kSteps);
+  } else {
+    Step step(5, "bazel test: the emitted repro, with the bug and with the fault off");
+    as_intended = BazelTests(config, *emitted, out);
+  }
+  {
+    Step step(6, "what to look at");
+    PrintWhatNext(config, out, &*emitted);
+  }
+  std::printf("\ndemo %s in %.1f s\n",
+              as_intended ? "finished as intended" : "finished, but not as intended (see above)",
+              absl::ToDoubleSeconds(absl::Now() - start));
+  return as_intended ? kExitOk : kExitReproduces;
+}
+
+}  // namespace
+
+REPROKIT_SUBCOMMAND("demo",
+                    "end-to-end demo: detect, capture, minify, emit, bazel test a planted bug",
+                    &RunDemo);
+
+}  // namespace rk::tools

@@ -1,0 +1,186 @@
+// `reprokit fuzz --out DIR [--time 10m | --iterations N] ...`: a differential
+// fuzz campaign over random graphs (testing/fuzz/campaign.h); see
+// docs/FUZZING.md.
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "testing/fuzz/campaign.h"
+#include "testing/fuzz/campaign_state.h"
+#include "testing/fuzz/report.h"
+#include "tools/flags.h"
+#include "tools/subcommand.h"
+
+namespace rk::tools {
+namespace {
+
+constexpr char kName[] = "fuzz";
+
+std::atomic<bool> g_stop{false};
+
+void OnSignal(int) { g_stop.store(true); }
+
+// "90", "90s", "10m", "2h" -> seconds.
+absl::StatusOr<double> ParseDuration(const std::string& text) {
+  if (text.empty()) return 0.0;
+  double scale = 1;
+  std::string number = text;
+  switch (text.back()) {
+    case 's': number.pop_back(); break;
+    case 'm': scale = 60; number.pop_back(); break;
+    case 'h': scale = 3600; number.pop_back(); break;
+    default: break;
+  }
+  double value = 0;
+  if (!absl::SimpleAtod(number, &value) || value < 0) {
+    return absl::InvalidArgumentError(absl::StrCat("--time: bad duration '", text,
+                                                   "' (e.g. 90s, 10m, 2h)"));
+  }
+  return value * scale;
+}
+
+absl::Status ParseShard(const std::string& text, int* index, int* count) {
+  std::vector<std::string> parts = absl::StrSplit(text, '/');
+  if (parts.size() != 2 || !absl::SimpleAtoi(parts[0], index) ||
+      !absl::SimpleAtoi(parts[1], count) || *count < 1 || *index < 0 || *index >= *count) {
+    return absl::InvalidArgumentError(absl::StrCat("--shard: expected i/n with 0 <= i < n, got '",
+                                                   text, "'"));
+  }
+  return absl::OkStatus();
+}
+
+// Under `bazel test` with shard_count, Bazel names the shard in the
+// environment and expects the status file to be touched.
+void ShardFromBazel(int* index, int* count) {
+  const char* total = std::getenv("TEST_TOTAL_SHARDS");
+  const char* which = std::getenv("TEST_SHARD_INDEX");
+  if (total == nullptr || which == nullptr) return;
+  int t = 0, w = 0;
+  if (!absl::SimpleAtoi(total, &t) || !absl::SimpleAtoi(which, &w) || t < 1 || w < 0 || w >= t) return;
+  *count = t;
+  *index = w;
+  if (const char* status = std::getenv("TEST_SHARD_STATUS_FILE")) std::ofstream touch(status);
+}
+
+int RunFuzz(absl::Span<const std::string> args) {
+  std::string out, time_text, shard, faults, known, workspace, package_prefix = "repros", policy = "torch";
+  int64_t iterations = 0, seed = 1, jobs = 1, nodes = 10, max_elems = 1024;
+  double minimize_seconds = 60;
+  bool no_gpu = false, no_o0 = false, no_emit = false, json = false, quiet = false;
+  FlagSet flags(
+      "fuzz --out DIR [--time 10m] [--iterations N] [--seed S] [-j N] [--shard i/n] [flags]",
+      "Generates random valid graphs and judges each: compiled on CPU vs the fp64\n"
+      "reference, the same with all optional passes off (opt_level=0), and on CUDA when\n"
+      "a GPU is usable. Each new failure is captured, minimized, signed (verdict +\n"
+      "bucketed structure of the minimized graph), deduplicated against DIR's findings\n"
+      "and --known, and emitted as a Bazel package DIR/repros/<name> (a fresh WORKSPACE\n"
+      "is created in DIR unless --workspace names another). Rerunning with the same DIR\n"
+      "resumes. Writes DIR/summary.json, summary.md and junit.xml.\n"
+      "Exit: 0 no new finding, 1 new findings, 2 usage error.");
+  flags.String("out", &out, "campaign directory (created; reused to resume)", 'o');
+  flags.String("time", &time_text, "wall-clock budget, e.g. 90s, 10m, 2h");
+  flags.Int("iterations", &iterations, "graphs of this shard to try (0: until --time)");
+  flags.Int("seed", &seed, "campaign seed: graph k of shard i is a function of it");
+  flags.Int("jobs", &jobs, "worker threads and isolated oracle workers", 'j');
+  flags.String("shard", &shard, "i/n: run shard i of n (default: Bazel's TEST_SHARD_* or 0/1)");
+  flags.Int("nodes", &nodes, "compute nodes per generated graph");
+  flags.Int("max-elems", &max_elems, "elements per tensor, at most");
+  flags.String("fault", &faults, "inject faults (testing only, docs/FAULTS.md), e.g. relu:accuracy");
+  flags.String("known", &known, "file of known signatures (one per line, or a summary.json)");
+  flags.Double("minimize-time", &minimize_seconds, "seconds to minimize each finding");
+  flags.String("policy", &policy, "accuracy policy (torch, strict, cosine)");
+  flags.String("workspace", &workspace, "Bazel workspace to emit repros into (default: DIR)");
+  flags.String("package-prefix", &package_prefix, "package path prefix for emitted repros");
+  flags.Bool("no-gpu", &no_gpu, "skip the cuda configuration");
+  flags.Bool("no-o0", &no_o0, "skip the opt_level=0 configuration");
+  flags.Bool("no-emit", &no_emit, "do not emit Bazel packages");
+  flags.Bool("quiet", &quiet, "no progress line");
+  flags.Bool("json", &json, "print summary.json to stdout at the end");
+  absl::StatusOr<std::vector<std::string>> positional = flags.Parse(args);
+  if (!positional.ok()) return ReportError(kName, positional.status());
+  if (flags.help_requested()) {
+    std::fputs(flags.Help().c_str(), stdout);
+    return kExitOk;
+  }
+  if (!positional->empty()) {
+    return ReportError(kName, absl::InvalidArgumentError("unexpected positional arguments"));
+  }
+  if (out.empty()) return ReportError(kName, absl::InvalidArgumentError("--out DIR is required"));
+  fuzz::CampaignOptions options;
+  absl::StatusOr<double> seconds = ParseDuration(time_text);
+  if (!seconds.ok()) return ReportError(kName, seconds.status());
+  options.time_seconds = *seconds;
+  options.iterations = iterations;
+  if (options.time_seconds <= 0 && options.iterations <= 0) options.time_seconds = 600;
+  ShardFromBazel(&options.shard_index, &options.shard_count);
+  if (!shard.empty()) {
+    if (absl::Status s = ParseShard(shard, &options.shard_index, &options.shard_count); !s.ok()) {
+      return ReportError(kName, s);
+    }
+  }
+  if (jobs < 1 || nodes < 1 || max_elems < 1) {
+    return ReportError(kName, absl::InvalidArgumentError("-j, --nodes and --max-elems must be >= 1"));
+  }
+  options.out_dir = out;
+  options.seed = static_cast<uint64_t>(seed);
+  options.jobs = static_cast<int>(jobs);
+  options.generator.nodes = static_cast<int>(nodes);
+  options.generator.max_elements = max_elems;
+  if (!faults.empty()) options.faults = absl::StrSplit(faults, ',');
+  if (!known.empty()) {
+    absl::StatusOr<std::vector<std::string>> list = fuzz::LoadKnownSignatures(known);
+    if (!list.ok()) return ReportError(kName, absl::InvalidArgumentError(list.status().message()));
+    options.known_signatures = *list;
+  }
+  options.minimize_seconds = minimize_seconds;
+  options.policy = policy;
+  options.workspace_dir = workspace;
+  options.package_prefix = package_prefix;
+  options.gpu = !no_gpu;
+  options.opt_levels = !no_o0;
+  options.emit = !no_emit;
+  options.command_line = absl::StrCat("reprokit fuzz ", absl::StrJoin(args, " "));
+  options.stop = &g_stop;
+  std::signal(SIGINT, OnSignal);
+  std::signal(SIGTERM, OnSignal);
+  const bool tty = !quiet && isatty(STDERR_FILENO);
+  fuzz::CampaignProgressFn progress;
+  if (tty) {
+    progress = [](const fuzz::CampaignSummary& s) {
+      std::fprintf(stderr, "\r\033[K%s", fuzz::ProgressLine(s).c_str());
+      std::fflush(stderr);
+    };
+  }
+  absl::StatusOr<fuzz::CampaignSummary> summary = fuzz::RunCampaign(options, progress);
+  if (tty) std::fputs("\r\033[K", stderr);
+  if (!summary.ok()) return ReportError(kName, summary.status());
+  if (json) {
+    std::printf("%s\n", fuzz::SummaryJson(*summary).DumpPretty().c_str());
+  } else {
+    std::printf("%s\n", fuzz::ProgressLine(*summary).c_str());
+    for (const fuzz::FindingRecord& f : summary->findings) {
+      std::printf("  %s %s  %s  hits %lld  %s\n", f.new_this_run ? "NEW  " : "known", f.name.c_str(),
+                  f.signature.c_str(), static_cast<long long>(f.hits), f.test_label.c_str());
+    }
+    if (!summary->gpu_note.empty()) std::printf("cuda skipped: %s\n", summary->gpu_note.c_str());
+    std::printf("reports: %s/summary.md, summary.json, junit.xml\n", out.c_str());
+  }
+  return summary->new_findings > 0 ? kExitReproduces : kExitOk;
+}
+
+}  // namespace
+
+REPROKIT_SUBCOMMAND(kName, "differential fuzzing campaign: generate, judge, minimize, dedup, emit",
+                    RunFuzz);
+
+}  // namespace rk::tools

@@ -1,0 +1,98 @@
+// `reprokit minify BUNDLE -o OUT`: shrinks a failing bundle to a small one that
+// fails with the same signature (minifier/minify_bundle.h, docs/MINIFIER.md).
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+
+#include "absl/strings/str_cat.h"
+#include "minifier/minify_bundle.h"
+#include "minifier/progress.h"
+#include "tools/flags.h"
+#include "tools/subcommand.h"
+
+namespace rk::tools {
+namespace {
+
+std::atomic<bool> g_stop{false};
+
+extern "C" void StopOnSignal(int) { g_stop.store(true); }
+
+void PrintResult(const minifier::MinifyBundleResult& result, const std::string& out,
+                 bool json) {
+  if (json) {
+    Json report = result.stats.ToJson();
+    report.Set("signature", result.signature);
+    report.Set("original_hash", result.original_hash);
+    report.Set("minimized_hash", result.minimized_hash);
+    report.Set("output", out);
+    report.Set("resumed", result.resumed);
+    report.Set("complete", result.complete);
+    std::printf("%s\n", report.DumpPretty().c_str());
+    return;
+  }
+  std::printf("minified: %s\n", result.stats.Summary().c_str());
+  std::printf("signature: %s (reproduced %d/%d)%s\n", result.signature.c_str(),
+              result.stats.reproduce_runs, result.stats.reproduce_attempts,
+              result.stats.flaky ? "  WARNING: flaky, did not reproduce every time" : "");
+  if (!result.complete) {
+    std::printf("stopped early (%s): best so far written; rerun with --resume to continue\n",
+                result.stats.interrupted ? "interrupted" : "time limit");
+  }
+  std::printf("wrote %s (from %s)\n", out.c_str(), result.original_hash.c_str());
+}
+
+int RunMinify(absl::Span<const std::string> args) {
+  minifier::MinifyBundleOptions options;
+  int64_t jobs = 1;
+  bool json = false;
+  FlagSet flags("minify BUNDLE -o OUT [-j N] [--resume] [--time-limit SECONDS] [--json]",
+                "Shrinks a failing bundle to a small one that fails with the same signature,\n"
+                "checkpointing the best bundle so far to OUT after every step (Ctrl-C stops\n"
+                "cleanly; --resume continues). Exit 0 when done, 1 when BUNDLE does not\n"
+                "reproduce its expected failure, 2 on bad input.");
+  flags.String("out", &options.output_dir, "output bundle directory (required)", 'o');
+  flags.Int("jobs", &jobs, "candidates judged in parallel", 'j');
+  flags.Bool("resume", &options.resume, "continue from the checkpoint in OUT");
+  flags.Double("time-limit", &options.time_limit_seconds, "stop after this many seconds");
+  flags.Bool("json", &json, "print the statistics as JSON");
+  auto positional = flags.Parse(args);
+  if (!positional.ok()) return ReportError("minify", positional.status());
+  if (flags.help_requested()) {
+    std::fputs(flags.Help().c_str(), stdout);
+    return kExitOk;
+  }
+  if (positional->size() != 1 || options.output_dir.empty() || jobs < 1) {
+    return ReportError("minify", absl::InvalidArgumentError(
+                                     "expected one BUNDLE, -o OUT and -j >= 1 (see --help)"));
+  }
+  options.input_dir = (*positional)[0];
+  options.jobs = static_cast<int>(jobs);
+  options.stop = &g_stop;
+  std::signal(SIGINT, StopOnSignal);
+  std::signal(SIGTERM, StopOnSignal);
+  minifier::ProgressPrinter printer(stderr, isatty(fileno(stderr)) == 1);
+  options.on_progress = [&](const minifier::ProgressEvent& e) { printer.Update(e); };
+  absl::StatusOr<minifier::MinifyBundleResult> result = minifier::MinifyBundle(options);
+  printer.Finish();
+  if (!result.ok()) {
+    if (result.status().code() == absl::StatusCode::kFailedPrecondition) {
+      std::fprintf(stderr, "reprokit: minify: %s: does not reproduce: %s\n",
+                   options.input_dir.c_str(), std::string(result.status().message()).c_str());
+      return kExitReproduces;
+    }
+    return ReportError("minify", absl::Status(result.status().code(),
+                                              absl::StrCat(options.input_dir, ": ",
+                                                           std::string(result.status().message()))));
+  }
+  PrintResult(*result, options.output_dir, json);
+  return kExitOk;
+}
+
+}  // namespace
+
+REPROKIT_SUBCOMMAND("minify", "shrink a failing bundle, keeping its failure signature",
+                    &RunMinify);
+
+}  // namespace rk::tools

@@ -1,0 +1,95 @@
+// `reprokit run BUNDLE`: replays a bundle in this process: loads and
+// validates it, compiles the graph with the recorded options, runs it on the
+// recorded inputs and prints a summary of every output.
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "compiler/driver/compile.h"
+#include "compiler/support/json.h"
+#include "repro/bundle/bundle.h"
+#include "tools/flags.h"
+#include "tools/subcommand.h"
+
+namespace rk::tools {
+namespace {
+
+constexpr char kName[] = "run";
+
+int RunRun(absl::Span<const std::string> args) {
+  bool json = false;
+  int64_t max_values = 6;
+  FlagSet flags("run BUNDLE [--json]",
+                "Replays a repro bundle: compiles its graph with the recorded options, runs\n"
+                "it on the recorded inputs and prints every output's summary. No oracle:\n"
+                "`reprokit check BUNDLE` judges. Exit: 0 ran, 1 compiling or running\n"
+                "failed (the failure reproduces), 2 bad bundle.");
+  flags.Bool("json", &json, "print one JSON object");
+  flags.Int("values", &max_values, "how many leading values to show per tensor");
+  absl::StatusOr<std::vector<std::string>> positional = flags.Parse(args);
+  if (!positional.ok()) return ReportError(kName, positional.status());
+  if (flags.help_requested()) {
+    std::fputs(flags.Help().c_str(), stdout);
+    return kExitOk;
+  }
+  if (positional->size() != 1) {
+    return ReportError(kName, absl::InvalidArgumentError("expected exactly one BUNDLE argument"));
+  }
+  absl::StatusOr<repro::LoadedBundle> loaded = repro::LoadBundle((*positional)[0]);
+  if (!loaded.ok()) return ReportError(kName, loaded.status());
+  for (const std::string& w : loaded->warnings) {
+    std::fprintf(stderr, "reprokit: %s: warning: %s\n", kName, w.c_str());
+  }
+  const repro::Bundle& b = loaded->bundle;
+  absl::StatusOr<compiler::Executable> exe = compiler::Compile(b.graph, b.options);
+  absl::StatusOr<std::vector<compiler::HostTensor>> outputs =
+      exe.ok() ? exe->Run(loaded->inputs) : absl::StatusOr<std::vector<compiler::HostTensor>>(
+                                                exe.status());
+  const std::string failed_phase = exe.ok() ? "run" : "compile";
+
+  if (json) {
+    Json doc = Json::MakeObject();
+    doc.Set("bundle", loaded->dir);
+    doc.Set("bundle_hash", loaded->hash);
+    doc.Set("expected_signature", b.expected.signature.ToString());
+    doc.Set("ok", outputs.ok());
+    if (!outputs.ok()) doc.Set("error", absl::StrCat(failed_phase, ": ", outputs.status().ToString()));
+    Json list = Json::MakeArray();
+    if (outputs.ok()) {
+      for (size_t i = 0; i < outputs->size(); ++i) {
+        Json o = Json::MakeObject();
+        o.Set("index", static_cast<long long>(i));
+        o.Set("name", b.graph.DisplayName(b.graph.outputs()[i]));
+        o.Set("summary", (*outputs)[i].Summary(static_cast<int>(max_values)));
+        list.push_back(std::move(o));
+      }
+    }
+    doc.Set("outputs", std::move(list));
+    Json warnings = Json::MakeArray();
+    for (const std::string& w : loaded->warnings) warnings.push_back(w);
+    doc.Set("warnings", std::move(warnings));
+    std::printf("%s\n", doc.DumpPretty().c_str());
+    return outputs.ok() ? kExitOk : kExitReproduces;
+  }
+  std::string opts = b.options.ToString();
+  std::printf("bundle %s: graph @%s, %d nodes, options '%s'\n", loaded->dir.c_str(),
+              b.graph.name().c_str(), b.graph.num_nodes(), opts.c_str());
+  std::printf("expected: %s\n", b.expected.signature.ToString().c_str());
+  if (!outputs.ok()) {
+    std::fprintf(stderr, "reprokit: %s: %s failed: %s\n", kName, failed_phase.c_str(),
+                 outputs.status().ToString().c_str());
+    return kExitReproduces;
+  }
+  for (size_t i = 0; i < outputs->size(); ++i) {
+    std::printf("  out%zu %%%s: %s\n", i, b.graph.DisplayName(b.graph.outputs()[i]).c_str(),
+                (*outputs)[i].Summary(static_cast<int>(max_values)).c_str());
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+REPROKIT_SUBCOMMAND("run", "replay a bundle: compile, run, print the outputs", &RunRun);
+
+}  // namespace rk::tools
