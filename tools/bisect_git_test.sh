@@ -19,14 +19,17 @@ cp "$graph" model.rk
 echo "threads=1" > options.txt
 commit "model and options"
 good=$(git rev-parse HEAD)
-for i in 1 2 3; do echo "step $i" >> NOTES; commit "notes $i"; done
+echo "step 1" >> NOTES; commit "notes 1"
+# A commit whose options do not parse, before the regression: the script must
+# skip it (125), or bisect would blame it.
+echo "threads=zero" >> options.txt; commit "broken options"
+broken=$(git rev-parse HEAD)
+sed -i '$d' options.txt; commit "fix options"
+for i in 2 3; do echo "step $i" >> NOTES; commit "notes $i"; done
 printf 'threads=1\nfaults=relu:accuracy\n' > options.txt
 commit "turn on the relu fast path"
 regression=$(git rev-parse HEAD)
 for i in 4 5 6 7; do echo "step $i" >> NOTES; commit "notes $i"; done
-# One commit whose options do not parse: the script must skip it, not call it bad.
-echo "threads=zero" >> options.txt; commit "broken options"
-sed -i '$d' options.txt; commit "fix options"
 
 cat > "$TEST_TMPDIR/check.sh" <<SCRIPT
 #!/usr/bin/env bash
@@ -39,11 +42,19 @@ case \$rc in 0|1|125) exit \$rc ;; *) exit 125 ;; esac
 SCRIPT
 chmod +x "$TEST_TMPDIR/check.sh"  # outside the tree: checkouts must not touch it
 
+# The script's verdicts on the three kinds of commit.
+branch=$(git symbolic-ref --short HEAD)
+verdict() { git checkout -q "$1" && { "$TEST_TMPDIR/check.sh" && echo 0 || echo $?; }; }
+[[ $(verdict "$good") == 0 && $(verdict "$broken") == 125 && $(verdict "$regression") == 1 ]] || {
+  echo "FAIL: check.sh verdicts good/broken/regression: $(verdict "$good") $(verdict "$broken")" \
+    "$(verdict "$regression"), want 0 125 1"; exit 1; }
+git checkout -q "$branch"
+
 git bisect start HEAD "$good" >/dev/null
 git bisect run "$TEST_TMPDIR/check.sh" > "$TEST_TMPDIR/bisect.log" 2>&1 || {
   echo "FAIL: git bisect run failed"; cat "$TEST_TMPDIR/bisect.log"; exit 1; }
 found=$(git rev-parse refs/bisect/bad)
-git bisect reset -q
+git bisect reset >/dev/null 2>&1
 if [[ "$found" != "$regression" ]]; then
   echo "FAIL: git bisect found $found, want $regression"; cat "$TEST_TMPDIR/bisect.log"; exit 1
 fi

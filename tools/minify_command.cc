@@ -6,7 +6,6 @@
 #include <csignal>
 #include <cstdio>
 
-#include "absl/strings/str_cat.h"
 #include "minifier/minify_bundle.h"
 #include "minifier/progress.h"
 #include "tools/flags.h"
@@ -82,9 +81,7 @@ int RunMinify(absl::Span<const std::string> args) {
                    options.input_dir.c_str(), std::string(result.status().message()).c_str());
       return kExitReproduces;
     }
-    return ReportError("minify", absl::Status(result.status().code(),
-                                              absl::StrCat(options.input_dir, ": ",
-                                                           std::string(result.status().message()))));
+    return ReportError("minify", result.status());
   }
   PrintResult(*result, options.output_dir, json);
   return kExitOk;

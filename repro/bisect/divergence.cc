@@ -101,8 +101,8 @@ std::string DivergenceReport::ToText() const {
   absl::StrAppendFormat(
       &out,
       "\nnote: every node was made a graph output for this run, which changes fusion "
-      "(%s fusion groups originally, %d here); a failure that needs a particular fusion may not "
-      "show here (use --passes)\n",
+      "(fusion groups: %s originally, %d here); a failure that needs a particular fusion may "
+      "not show here (use --passes)\n",
       fusion_groups_original < 0 ? std::string("?") : absl::StrCat(fusion_groups_original),
       fusion_groups_checked);
   return out;
