@@ -218,7 +218,11 @@ bool BazelTests(const DemoConfig& config, const repro::EmitResult& emitted, cons
   }
   std::printf("%s", TestStatusLines(text).c_str());
   const std::string rel = absl::StrReplaceAll(emitted.test_label.substr(2), {{":", "/"}});
-  const std::string test_log = ReadText(fs::path(ws) / "bazel-testlogs" / rel / "test.log");
+  std::string test_log = ReadText(fs::path(ws) / "bazel-testlogs" / rel / "test.log");
+  // Drop Bazel's preamble ("exec ${PAGER...", "Executing tests from ...").
+  if (size_t begin = test_log.find("== reprokit repro"); begin != std::string::npos) {
+    test_log = test_log.substr(begin);
+  }
   std::printf("      the repro's own output (%s/bazel-testlogs/%s/test.log):\n%s", ws.c_str(),
               rel.c_str(), Indent(test_log, "        | ").c_str());
   const bool failed_as_expected = code == 3;
@@ -238,16 +242,13 @@ bool BazelTests(const DemoConfig& config, const repro::EmitResult& emitted, cons
   return failed_as_expected && fixed == 0;
 }
 
-void PrintWhatNext(const DemoConfig& config, const fs::path& out,
-                   const repro::EmitResult* emitted) {
+void PrintWhatNext(const fs::path& out, const repro::EmitResult* emitted) {
   const std::string min = (out / "bug.min").string();
   std::printf("      minimized graph (%s/graph.rk):\n%s", min.c_str(),
               Indent(ReadText(out / "bug.min" / "graph.rk"), "        ").c_str());
   std::printf("      bundles:   %s/bug (captured), %s (minimized; README.md, repro.json)\n",
               out.string().c_str(), min.c_str());
-  std::printf("      rerun:     reprokit check %s/graph.rk --opt faults=%s\n", min.c_str(),
-              config.fault.c_str());
-  std::printf("                 reprokit run %s\n", min.c_str());
+  std::printf("      rerun:     reprokit run %s\n", min.c_str());
   if (emitted != nullptr) {
     const std::string cd = absl::StrCat("cd ", emitted->workspace.root, " && ");
     std::printf("                 %sbazel test %s\n", cd.c_str(), emitted->test_label.c_str());
@@ -380,7 +381,7 @@ int RunDemo(absl::Span<const std::string> args) {
   }
   {
     Step step(6, "what to look at");
-    PrintWhatNext(config, out, &*emitted);
+    PrintWhatNext(out, &*emitted);
   }
   std::printf("\ndemo %s in %.1f s\n",
               as_intended ? "finished as intended" : "finished, but not as intended (see above)",

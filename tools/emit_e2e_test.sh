@@ -74,7 +74,7 @@ grep -q 'options = \["faults="\]' "$WS/repros/relu_fixed/BUILD.bazel" || fail "o
 
 echo "== bazel test //repros/..."
 set +e
-nested test --keep_going //repros/... > "$T/test.log" 2>&1; code=$?
+nested test --keep_going --test_summary=short //repros/... > "$T/test.log" 2>&1; code=$?
 set -e
 cat "$T/test.log"
 [[ $code == 3 ]] || fail "bazel test exited $code, want 3 (some tests failed)"

@@ -148,7 +148,9 @@ absl::StatusOr<compiler::CompileOptions> EffectiveOptions(const compiler::Compil
       overrides.emplace_back(item);
     }
   }
-  if (!args.device.empty()) overrides.push_back("device=" + args.device);
+  if (!args.device.empty() && args.device != recorded.device) {
+    overrides.push_back("device=" + args.device);
+  }
   if (absl::Status s = options.Apply(overrides); !s.ok()) return s;
   *applied = std::move(overrides);
   return options;
