@@ -17,7 +17,7 @@
 #include "compiler/ir/verifier.h"
 #include "compiler/reference/interpreter.h"
 #include "minifier/engine.h"
-#include "minifier/oracle_failure_test.h"
+#include "minifier/failure_test.h"
 #include "repro/bundle/bundle.h"
 #include "repro/bundle/capture.h"
 #include "repro/emit/emit.h"
@@ -56,6 +56,40 @@ bool AllFinite(const std::vector<HostTensor>& tensors) {
   }
   return true;
 }
+
+// The minimizer's question for the fuzzer: does the candidate still fail
+// with the same kind (and, for accuracy, the same subkind)? The failing
+// output's op and dtype may change, so a culprit upstream of the op that
+// shows the error (relu feeding a mul) is cut down to itself, and findings
+// dedup by root cause rather than by where the error surfaced.
+class RootCauseTest : public minifier::FailureTest {
+ public:
+  RootCauseTest(repro::Oracle* oracle, CompileOptions options, const repro::Verdict& expected)
+      : oracle_(oracle), options_(std::move(options)), key_(Key(expected)) {}
+
+  absl::StatusOr<minifier::TestResult> Test(const minifier::Candidate& c) override {
+    absl::StatusOr<repro::Verdict> v = oracle_->Judge(c.graph, c.inputs, options_);
+    if (!v.ok()) return v.status();
+    minifier::TestResult r;
+    r.signature = v->signature.ToString();
+    r.interesting = repro::IsFailure(v->kind) && Key(*v) == key_;
+    r.drift = repro::IsFailure(v->kind) && !r.interesting;
+    return r;
+  }
+
+  static std::string Key(const repro::Verdict& v) {
+    if (v.kind == repro::VerdictKind::kAccuracy) {
+      return absl::StrCat("accuracy:", v.accuracy_subkind);
+    }
+    if (v.kind == repro::VerdictKind::kNondeterministic) return "nondeterministic";
+    return v.signature.ToString();
+  }
+
+ private:
+  repro::Oracle* oracle_;
+  CompileOptions options_;
+  std::string key_;
+};
 
 // Per verdict signature: how many minimizations in a row found nothing new.
 struct VerdictHistory {
@@ -284,7 +318,7 @@ void Campaign::HandleFailure(const Graph& graph, const std::vector<HostTensor>& 
   }
   const Clock::time_point t0 = Clock::now();
   minifier::Candidate best{graph, inputs};
-  minifier::OracleFailureTest test(oracle_.get(), config.options, verdict.signature);
+  RootCauseTest test(oracle_.get(), config.options, verdict);
   minifier::MinifyOptions minify;
   minify.time_limit_seconds = options_.minimize_seconds;
   minify.stop = options_.stop;
@@ -301,18 +335,18 @@ void Campaign::HandleFailure(const Graph& graph, const std::vector<HostTensor>& 
   }
   repro::Verdict final_verdict = verdict;
   if (absl::StatusOr<repro::Verdict> v = oracle_->Judge(best.graph, best.inputs, config.options);
-      v.ok() && v->signature == verdict.signature) {
+      v.ok() && RootCauseTest::Key(*v) == RootCauseTest::Key(verdict)) {
     final_verdict = *v;
   } else {
     best = {graph, inputs};
   }
   record.minimize_seconds = Since(t0);
-  record.signature = FindingSignature(verdict.signature, best.graph);
-  record.verdict_signature = raw;
+  record.signature = FindingSignature(final_verdict.signature, best.graph);
+  record.verdict_signature = final_verdict.signature.ToString();
   record.config = config.name;
   record.options = config.options.ToString();
-  record.message = verdict.message;
-  record.accuracy_subkind = verdict.accuracy_subkind;
+  record.message = final_verdict.message;
+  record.accuracy_subkind = final_verdict.accuracy_subkind;
   record.graph_seed = seed;
   record.iteration = index;
   record.original_nodes = graph.num_nodes() - graph.num_inputs();
@@ -343,9 +377,9 @@ void Campaign::HandleFailure(const Graph& graph, const std::vector<HostTensor>& 
     }
     h.since_new = 0;
     h.last_finding = record.signature;
-    std::string name = FindingName(verdict.signature, best.graph);
+    std::string name = FindingName(final_verdict.signature, best.graph);
     for (int i = 2; fs::exists(fs::path(options_.out_dir) / "findings" / name, ec); ++i) {
-      name = absl::StrCat(FindingName(verdict.signature, best.graph), "_", i);
+      name = absl::StrCat(FindingName(final_verdict.signature, best.graph), "_", i);
     }
     record.name = name;
     findings_[record.signature] = record;

@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -17,28 +18,21 @@ using compiler::Graph;
 
 namespace {
 
-int64_t Bucket(int64_t d) {
-  int64_t b = 1;
-  while (b < d) b <<= 1;
-  return b;
+// Float dtypes count as one family: the same culprit shows up in whatever
+// dtype the random graph gave it, and the minimizer does not narrow f64.
+std::string DTypeFamily(compiler::DType dtype) {
+  if (compiler::IsFloat(dtype)) return "float";
+  return std::string(compiler::DTypeName(dtype));
 }
 
-std::string BucketedDims(const std::vector<int64_t>& dims) {
-  std::vector<int64_t> b;
-  for (int64_t d : dims) b.push_back(Bucket(d));
-  return absl::StrCat("[", absl::StrJoin(b, ","), "]");
-}
-
-// Attributes that are sizes or positions along a dimension get bucketed like
-// the shapes; the rest (axes, perm, dtype, keepdim) are kept as they are.
+// Sizes and positions along a dimension do not count (like the shapes); the
+// rest (axes, perm, dtype, keepdim) is kept as it is.
 std::string AttrText(const std::string& name, const AttrValue& value) {
   if (const auto* ints = std::get_if<std::vector<int64_t>>(&value)) {
     const bool sizes = name == "shape" || name == "start" || name == "limit" || name == "stride";
-    return sizes ? BucketedDims(*ints) : absl::StrCat("[", absl::StrJoin(*ints, ","), "]");
+    return sizes ? "sizes" : absl::StrCat("[", absl::StrJoin(*ints, ","), "]");
   }
-  if (const auto* dtype = std::get_if<compiler::DType>(&value)) {
-    return std::string(compiler::DTypeName(*dtype));
-  }
+  if (const auto* dtype = std::get_if<compiler::DType>(&value)) return DTypeFamily(*dtype);
   if (const auto* b = std::get_if<bool>(&value)) return *b ? "true" : "false";
   if (const auto* i = std::get_if<int64_t>(&value)) {
     return name == "axis" ? absl::StrCat(*i) : "int";
@@ -53,6 +47,12 @@ std::string BucketedGraphText(const Graph& graph) {
   std::string text;
   for (int i = 0; i < graph.num_nodes(); ++i) {
     const compiler::Node& node = graph.node(compiler::NodeId(i));
+    // Inputs, constants, full and iota are all just leaves to a culprit.
+    if (node.op == compiler::Op::kInput || node.op == compiler::Op::kConstant ||
+        node.op == compiler::Op::kFull || node.op == compiler::Op::kIota) {
+      absl::StrAppend(&text, i, "=leaf:", DTypeFamily(node.type.dtype), "\n");
+      continue;
+    }
     std::vector<std::string> operands;
     for (compiler::NodeId id : node.operands) operands.push_back(absl::StrCat(id.value));
     std::vector<std::string> attrs;
@@ -61,8 +61,7 @@ std::string BucketedGraphText(const Graph& graph) {
     }
     absl::StrAppend(&text, i, "=", std::string(compiler::OpName(node.op)), "(",
                     absl::StrJoin(operands, ","), "){", absl::StrJoin(attrs, ","), "}:",
-                    std::string(compiler::DTypeName(node.type.dtype)),
-                    BucketedDims(node.type.shape.dims()), "\n");
+                    DTypeFamily(node.type.dtype), "\n");
   }
   std::vector<std::string> outputs;
   for (compiler::NodeId id : graph.outputs()) outputs.push_back(absl::StrCat(id.value));
@@ -75,7 +74,19 @@ std::string GraphShapeHash(const Graph& graph) {
 }
 
 std::string FindingSignature(const repro::Signature& verdict, const Graph& minimized) {
-  return absl::StrCat(verdict.ToString(), "#", GraphShapeHash(minimized));
+  std::string text = verdict.ToString();
+  // accuracy:<subkind>:<op>:<dtype> and nondeterministic:<op>:<dtype>: the
+  // dtype goes, as in the graph hash.
+  if (verdict.kind == repro::VerdictKind::kAccuracy ||
+      verdict.kind == repro::VerdictKind::kNondeterministic) {
+    const size_t colon = text.rfind(':');
+    if (colon != std::string::npos && colon > text.find(':')) {
+      const std::string dtype = text.substr(colon + 1);
+      std::optional<compiler::DType> parsed = compiler::ParseDType(dtype);
+      if (parsed && compiler::IsFloat(*parsed)) text = text.substr(0, colon) + ":float";
+    }
+  }
+  return absl::StrCat(text, "#", GraphShapeHash(minimized));
 }
 
 std::string FindingName(const repro::Signature& verdict, const Graph& minimized) {

@@ -1,14 +1,20 @@
 // Finding signatures: the identity under which the fuzzer dedups failures.
 //
 // A finding is signed by its verdict's failure signature (kind, subkind, op,
-// dtype, normalized message: repro/oracle/signature.h) plus a hash of the
-// *minimized* graph's structure: ops, attributes, dtypes, operand wiring and
-// shapes with every dimension bucketed to the next power of two. Constant
-// values, node names and exact sizes do not count, so two random graphs that
-// minimize to the same 1-3 node culprit share a signature, while the same
+// normalized message: repro/oracle/signature.h) plus a hash of the
+// *minimized* graph's structure: ops, attributes, dtype families and operand
+// wiring. Leaves (inputs, constants, full, iota) are all alike, and sizes do
+// not count (shapes, and the shape/start/limit/stride attributes): the
+// minimizer has already shrunk them as far as the failure allows, so what is
+// left says where the random graph was cut rather than what the bug is. Two
+// graphs that minimize to relu over some leaf share a signature; the same
 // verdict from structurally different culprits does not.
 //
-//   accuracy:miscompile:relu:f32#3f9a0c12e4b7
+//   accuracy:miscompile:relu:float#3f9a0c12e4b7
+//
+// Float dtypes count as one family ("float") in both parts: a culprit
+// shows up in whatever dtype the random graph gave it; the dtype stays
+// visible in the finding's minimized graph and message.
 //
 // Tested by testing/fuzz/finding_signature_test.cc.
 #ifndef REPROKIT_TESTING_FUZZ_FINDING_SIGNATURE_H_

@@ -14,22 +14,31 @@ compiler::Graph G(const char* text) {
 
 const repro::Signature kRelu{repro::VerdictKind::kAccuracy, "miscompile:relu:f32"};
 
-TEST(FindingSignatureTest, IgnoresNamesValuesAndSizesWithinABucket) {
+TEST(FindingSignatureTest, IgnoresNamesValuesSizesAndLeafKinds) {
   const compiler::Graph a = G("graph @a(%x: f32[3]) {\n  %y = relu(%x) : f32[3]\n  return %y\n}\n");
   const compiler::Graph b = G("graph @b(%in: f32[4]) {\n  %out = relu(%in) : f32[4]\n  return %out\n}\n");
   EXPECT_EQ(FindingSignature(kRelu, a), FindingSignature(kRelu, b));
-  EXPECT_EQ(FindingSignature(kRelu, a).rfind("accuracy:miscompile:relu:f32#", 0), 0u);
+  const compiler::Graph c = G("graph @c(%x: f32[1,1]) {\n  %y = relu(%x) : f32[1,1]\n  return %y\n}\n");
+  const compiler::Graph d = G("graph @d(%x: f32[1]) {\n  %y = relu(%x) : f32[1]\n  return %y\n}\n");
+  EXPECT_EQ(GraphShapeHash(c), GraphShapeHash(d));
+  EXPECT_EQ(FindingSignature(kRelu, a).rfind("accuracy:miscompile:relu:float#", 0), 0u);
   EXPECT_EQ(FindingName(kRelu, a).rfind("accuracy_relu_", 0), 0u) << FindingName(kRelu, a);
 }
 
-TEST(FindingSignatureTest, StructureDtypesAndBucketsCount) {
+TEST(FindingSignatureTest, StructureAndDtypeFamiliesCount) {
   const compiler::Graph a = G("graph @a(%x: f32[4]) {\n  %y = relu(%x) : f32[4]\n  return %y\n}\n");
   const compiler::Graph bigger = G("graph @a(%x: f32[40]) {\n  %y = relu(%x) : f32[40]\n  return %y\n}\n");
   const compiler::Graph f16 = G("graph @a(%x: f16[4]) {\n  %y = relu(%x) : f16[4]\n  return %y\n}\n");
   const compiler::Graph two =
       G("graph @a(%x: f32[4]) {\n  %y = relu(%x) : f32[4]\n  %z = neg(%y) : f32[4]\n  return %z\n}\n");
-  EXPECT_NE(GraphShapeHash(a), GraphShapeHash(bigger));
-  EXPECT_NE(GraphShapeHash(a), GraphShapeHash(f16));
+  EXPECT_EQ(GraphShapeHash(a), GraphShapeHash(bigger));
+  const compiler::Graph leaf =
+      G("graph @a() {\n  %c = full() {dtype=f32, shape=[2,3], value=1.0} : f32[2,3]\n  %y = relu(%c) : f32[2,3]\n  return %y\n}\n");
+  EXPECT_EQ(GraphShapeHash(a), GraphShapeHash(leaf));
+  EXPECT_EQ(GraphShapeHash(a), GraphShapeHash(f16));
+  const compiler::Graph i32 = G("graph @a(%x: i32[4]) {\n  %y = neg(%x) : i32[4]\n  return %y\n}\n");
+  const compiler::Graph f32neg = G("graph @a(%x: f32[4]) {\n  %y = neg(%x) : f32[4]\n  return %y\n}\n");
+  EXPECT_NE(GraphShapeHash(i32), GraphShapeHash(f32neg));
   EXPECT_NE(GraphShapeHash(a), GraphShapeHash(two));
   const repro::Signature other{repro::VerdictKind::kAccuracy, "precision:relu:f32"};
   EXPECT_NE(FindingSignature(kRelu, a), FindingSignature(other, a));
