@@ -189,7 +189,8 @@ int32_t KernelLowering::EvalUncached(NodeId id, const Index& index) {
     case OpKind::kSource:
       if (node.op == Op::kFull) return Const(dtype, node.attrs.GetFloat("value").value_or(0));
       if (node.op == Op::kIota) {
-        const int axis = static_cast<int>(node.attrs.GetInt("axis").value_or(0));
+        int axis = static_cast<int>(node.attrs.GetInt("axis").value_or(0));
+        if (axis < 0) axis += node.type.shape.rank();  // InferType allows negative axes
         return Cast(index[axis], dtype);
       }
       break;
