@@ -24,7 +24,12 @@ T="${TEST_TMPDIR:-$(mktemp -d)}"
 WS="$T/ws"
 OB="$T/ob"
 rm -rf "$WS"
-nested() { (cd "$WS" && bazel --output_base="$OB" --max_idle_secs=60 "$@"); }
+# The nested Bazel and what it runs must not see this test's own environment:
+# the runfiles library prefers RUNFILES_DIR/TEST_SRCDIR over argv[0], so an
+# inherited value would point `bazel run` targets at this test's runfiles.
+outer_env=(-u RUNFILES_DIR -u RUNFILES_MANIFEST_FILE -u RUNFILES_MANIFEST_ONLY -u JAVA_RUNFILES
+  -u PYTHON_RUNFILES -u XML_OUTPUT_FILE $(compgen -e | grep '^TEST_' | sed 's/^/-u /'))
+nested() { (cd "$WS" && env "${outer_env[@]}" bazel --output_base="$OB" --max_idle_secs=60 "$@"); }
 trap '(cd "$WS" 2>/dev/null && bazel --output_base="$OB" shutdown) >/dev/null 2>&1 || true' EXIT
 
 cat > "$T/relu.rk" <<'GRAPH'
