@@ -43,6 +43,9 @@ grep -q "persists with every optional pass disabled" out || fail "no persists me
 expect 0 "options: minimal difference" -- "$bin" bisect --options --opt fast_math=true \
   --opt threads=2 --opt faults=exp:compile_error,relu:accuracy "$data/relu_chain.rk"
 grep -q "^faults=relu:accuracy is enough$" out || fail "options culprit"
+expect 0 "options: fast_math alone" -- "$bin" bisect --options --opt fast_math=true \
+  --opt threads=2 --opt vector_width=4 "$data/cancelling_sum.rk"
+grep -q "^fast_math=true is enough$" out || fail "options: fast_math culprit"
 expect 0 "options: --good-opt" -- "$bin" bisect --options --good-opt disable_passes=fuse \
   --opt faults=fuse:wrong_index "$data/normalize.rk"
 grep -q "disable_passes-=fuse faults+=fuse:wrong_index" out || fail "conjunction"

@@ -72,6 +72,34 @@ TEST(OptionBisectTest, NamesTheOneFaultAmongManyDifferences) {
       << r->ToText();
 }
 
+// No fault at all: a numerical regression that only fast_math causes. The
+// terms of this long sum cancel exactly; the default numerics accumulate in
+// f64 (exact), fast_math reassociates in f32 (off by ~0.4).
+constexpr char kCancellingSum[] = R"(graph @g(%x: f32[4,32768]) {
+  %c = full() {dtype=f32, shape=[4,32768], value=100.0} : f32[4,32768]
+  %a = add(%x, %c) : f32[4,32768]
+  %n = neg(%a) : f32[4,32768]
+  %j = concat(%a, %n) {axis=1} : f32[4,65536]
+  %s = reduce_sum(%j) {axes=[1], keepdim=false} : f32[4]
+  return %s
+}
+)";
+
+TEST(OptionBisectTest, NamesFastMathForAPrecisionRegression) {
+  absl::StatusOr<std::unique_ptr<TestTarget>> t = MakeTestTarget(
+      kCancellingSum, "disable_passes=cse fast_math=true vector_width=4 threads=2");
+  ASSERT_TRUE(t.ok()) << t.status();
+  ASSERT_EQ((*t)->verdict.kind, VerdictKind::kAccuracy) << (*t)->verdict.message;
+  EXPECT_EQ((*t)->verdict.signature.ToString(), "accuracy:precision:reduce_sum:f32");
+  FailureProbe probe((*t)->oracle.get(), &(*t)->target);
+  absl::StatusOr<OptionBisectResult> r = BisectOptions(probe, compiler::CompileOptions());
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_FALSE(r->good_fails);
+  EXPECT_EQ(r->differing.size(), 4u);
+  EXPECT_EQ(Names(r->minimal), std::vector<std::string>{"fast_math=true"});
+  EXPECT_NE(r->ToText().find("fast_math=true is enough"), std::string::npos) << r->ToText();
+}
+
 TEST(OptionBisectTest, FindsTwoChangesNeededTogether) {
   // fuse:wrong_index only bites when fusion runs: re-enabling fuse and
   // planting the fault are both needed; fast_math is noise.
