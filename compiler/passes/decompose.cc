@@ -99,12 +99,15 @@ absl::StatusOr<NodeId> LowerComposite(Rewriter& r, NodeId id, const Node& node,
 }  // namespace
 
 absl::StatusOr<bool> Decompose(Graph& graph, PassContext& context) {
-  const bool low_precision = context.options().low_precision;
   return RewriteNodes(graph, [&](Rewriter& r, NodeId id) -> absl::StatusOr<std::optional<NodeId>> {
     const Node& node = r.old_graph().node(id);
     if (GetOpKind(node.op) != OpKind::kComposite) return std::nullopt;
     const DType dtype = node.type.dtype;
-    const DType compute = IsLowPrecision(dtype) && !low_precision ? DType::kF32 : dtype;
+    // A composite is one op: its f16/bf16 result is rounded once, its parts
+    // computed in f32, also under low_precision (which rounds after every
+    // graph op, not after every step inside one). Decomposing in f16 would
+    // round gelu's five steps and softmax's sums each to 11 bits.
+    const DType compute = IsLowPrecision(dtype) ? DType::kF32 : dtype;
     RK_ASSIGN_OR_RETURN(NodeId result, LowerComposite(r, id, node, compute));
     if (compute == dtype) return result;
     return r.builder().Cast(result, dtype);

@@ -6,8 +6,8 @@
 //   rms_norm       = x * rsqrt(mean(x^2) + eps) * gamma
 //   gelu(x)        = 0.5 * x * (1 + erf(x * 1/sqrt(2)))
 // Reductions run over the op's axis with keepdim, so results broadcast back.
-// f16/bf16 composites compute in f32 and cast back, unless
-// options.low_precision asks for compute in their own precision.
+// f16/bf16 composites compute in f32 and cast back (one rounding, as for any
+// single op), with or without options.low_precision.
 // Required lowering: never numbered, never disabled.
 //
 // Tested by compiler/passes/decompose_test.cc.

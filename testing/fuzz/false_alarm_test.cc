@@ -1,0 +1,113 @@
+// No false alarms: graphs compiled without faults must pass the oracle's
+// default policy. Every graph in examples/ and 500 generated graphs (seeds
+// 0..499 of testing/fuzz/generator.h, 10 and 30 nodes, mixed dtypes), each
+// judged by the isolated oracle with the default options and with
+// low_precision=true (f16/bf16 computed in their own dtype). A verdict other
+// than pass is printed with its seed, options, signature and graph, so it can
+// be replayed with `reprokit check`. The counts are printed at the end.
+//
+// One test case per graph, so Bazel test sharding (BUILD: shard_count) splits
+// them.
+#include <cstdio>
+#include <cstdlib>
+#include <iterator>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "compiler/driver/compile_options.h"
+#include "compiler/ir/parser.h"
+#include "compiler/ir/printer.h"
+#include "compiler/ir/seeded_inputs.h"
+#include "gtest/gtest.h"
+#include "repro/oracle/oracle.h"
+#include "testing/fuzz/generator.h"
+
+namespace rk::fuzz {
+namespace {
+
+constexpr int kRandomGraphs = 500;
+const char* const kExamples[] = {"attention.rk", "layer_norm.rk", "mixed_bf16.rk", "mlp.rk",
+                                 "softmax.rk"};
+constexpr int kNumExamples = static_cast<int>(std::size(kExamples));
+
+// Verdict counts of this process (one shard), printed at the end.
+std::map<std::string, int>& Counts() {
+  static auto* counts = new std::map<std::string, int>();
+  return *counts;
+}
+
+class FalseAlarmTest : public ::testing::TestWithParam<int> {
+ protected:
+  static void SetUpTestSuite() {
+    repro::Oracle::Config config;
+    config.workers = 1;
+    absl::StatusOr<std::unique_ptr<repro::Oracle>> oracle = repro::Oracle::Create(config);
+    ASSERT_TRUE(oracle.ok()) << oracle.status();
+    oracle_ = oracle->release();
+  }
+  static void TearDownTestSuite() {
+    delete oracle_;
+    oracle_ = nullptr;
+    std::printf("verdicts in this shard:\n");
+    for (const auto& [key, count] : Counts()) std::printf("  %-40s %d\n", key.c_str(), count);
+  }
+
+  // Judges `graph` with both configurations; reports anything but pass.
+  static void JudgeBoth(const compiler::Graph& graph,
+                        const std::vector<compiler::HostTensor>& inputs,
+                        const std::string& what) {
+    for (const char* text : {"", "low_precision=true"}) {
+      absl::StatusOr<compiler::CompileOptions> options = compiler::CompileOptions::Parse(text);
+      ASSERT_TRUE(options.ok()) << options.status();
+      absl::StatusOr<repro::Verdict> verdict = oracle_->Judge(graph, inputs, *options);
+      ASSERT_TRUE(verdict.ok()) << what << ": " << verdict.status();
+      const std::string config = *text == '\0' ? "default" : text;
+      ++Counts()[absl::StrCat(config, ": ", std::string(repro::VerdictKindName(verdict->kind)))];
+      if (verdict->kind != repro::VerdictKind::kPass) {
+        absl::StatusOr<std::string> printed = compiler::Print(graph);
+        ADD_FAILURE() << what << " [" << config << "]: " << verdict->signature.ToString()
+                      << "\n  " << verdict->message << "\n"
+                      << (printed.ok() ? *printed : std::string(printed.status().message()));
+      }
+    }
+  }
+
+  static repro::Oracle* oracle_;
+};
+
+repro::Oracle* FalseAlarmTest::oracle_ = nullptr;
+
+TEST_P(FalseAlarmTest, Passes) {
+  const int index = GetParam();
+  if (index < kNumExamples) {
+    const char* name = kExamples[index];
+    const std::string path = absl::StrCat(std::getenv("TEST_SRCDIR"), "/reprokit/examples/", name);
+    std::ifstream in(path);
+    ASSERT_TRUE(in.good()) << "cannot read " << path;
+    std::stringstream text;
+    text << in.rdbuf();
+    absl::StatusOr<compiler::Graph> graph = compiler::Parse(text.str());
+    ASSERT_TRUE(graph.ok()) << name << ": " << graph.status();
+    JudgeBoth(*graph, compiler::SeededInputs(*graph, 0), absl::StrCat("examples/", name));
+    return;
+  }
+  const uint64_t seed = static_cast<uint64_t>(index - kNumExamples);
+  GeneratorOptions options;
+  options.nodes = seed % 2 == 0 ? 10 : 30;
+  absl::StatusOr<GeneratedGraph> g = Generate(seed, options);
+  ASSERT_TRUE(g.ok()) << "seed " << seed << ": " << g.status();
+  JudgeBoth(g->graph, g->MakeInputs(seed),
+            absl::StrCat("generated seed ", seed, " (", options.nodes, " nodes)"));
+}
+
+// Indices 0..4: examples/; 5..504: generator seeds 0..499.
+INSTANTIATE_TEST_SUITE_P(ExamplesAndGenerated, FalseAlarmTest,
+                         ::testing::Range(0, kNumExamples + kRandomGraphs));
+
+}  // namespace
+}  // namespace rk::fuzz
