@@ -13,6 +13,10 @@ log="$(mktemp)"
 bazel test //... --test_summary=short "$@" 2>&1 | tee "$log"
 bazel_rc=${PIPESTATUS[0]}
 testlogs="$(bazel info bazel-testlogs "$@" 2>/dev/null)"
+# Only this workspace's test targets count: a test's own log may print the
+# summary lines of a nested workspace's Bazel run (the emission e2e test does).
+targets="$(mktemp)"
+bazel query 'tests(//...)' --output=label 2>/dev/null | sort -u > "$targets"
 
 echo
 echo "== per-target summary =="
@@ -20,7 +24,12 @@ passed=0; failed=0; skipped=0
 # Lines like "//compiler/ir:graph_test    PASSED in 0.3s".
 while read -r target status _; do
   rel="${target#//}"; rel="${rel/://}"
-  xml="$testlogs/$rel/test.xml"
+  # Sharded tests leave one test.xml per shard.
+  xmls=()
+  for x in "$testlogs/$rel/test.xml" "$testlogs/$rel"/shard_*_of_*/test.xml; do
+    [[ -f "$x" ]] && xmls+=("$x")
+  done
+  (( ${#xmls[@]} )) || xmls=(/dev/null)
   read -r t f s < <(awk '
     /<testsuite / {
       if (match($0, / tests="[0-9]+"/))    { v=substr($0,RSTART,RLENGTH); gsub(/[^0-9]/,"",v); t+=v }
@@ -28,15 +37,16 @@ while read -r target status _; do
       if (match($0, / errors="[0-9]+"/))   { v=substr($0,RSTART,RLENGTH); gsub(/[^0-9]/,"",v); f+=v }
       if (match($0, / skipped="[0-9]+"/))  { v=substr($0,RSTART,RLENGTH); gsub(/[^0-9]/,"",v); s+=v }
     }
-    END { printf "%d %d %d\n", t, f, s }' "$xml" 2>/dev/null || echo "0 0 0")
+    END { printf "%d %d %d\n", t, f, s }' "${xmls[@]}" 2>/dev/null)
   if [[ "$status" != PASSED && $f == 0 ]]; then f=1; fi   # crashed, timed out, or failed to build
   if [[ "$status" == PASSED && $t == 0 ]]; then t=1; fi   # a test target with no cases
   p=$((t - f - s)); (( p < 0 )) && p=0
   passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
   printf "  %-60s %-8s %4d cases, %d failed, %d skipped\n" "$target" "$status" "$t" "$f" "$s"
 done < <(grep -E '^//[^ ]+ +(\(cached\) )?(PASSED|FAILED|TIMEOUT|FLAKY|NO STATUS|FAILED TO BUILD|INCOMPLETE)' "$log" \
-          | sed 's/(cached) //' | awk '{print $1, $2}')
-rm -f "$log"
+          | sed 's/(cached) //' | awk '{print $1, $2}' | sort -u -k1,1 \
+          | awk 'NR == FNR { mine[$1] = 1; next } ($1 in mine)' "$targets" -)
+rm -f "$log" "$targets"
 echo "wall time: $(( $(date +%s) - start )) s"
 if [[ $bazel_rc != 0 && $failed == 0 ]]; then
   echo "bazel test exited with $bazel_rc (build failure?)"
