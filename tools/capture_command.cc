@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -73,15 +74,10 @@ int RunCapture(absl::Span<const std::string> args) {
   flags.Double("tol", &tol, "tolerance; 0 = by dtype");
   flags.Double("timeout", &timeout, "seconds before a compile-and-run counts as a hang");
   flags.Bool("in-process", &in_process, "judge in this process (no isolation)");
-  absl::StatusOr<std::vector<std::string>> positional = flags.Parse(args);
-  if (!positional.ok()) return ReportError(kName, positional.status());
-  if (flags.help_requested()) {
-    std::fputs(flags.Help().c_str(), stdout);
-    return kExitOk;
-  }
-  if (positional->size() != 1) {
-    return ReportError(kName, absl::InvalidArgumentError("expected exactly one GRAPH argument"));
-  }
+  int exit_code = kExitOk;
+  const std::optional<std::string> arg =
+      ParseSingleArgument(flags, args, kName, "GRAPH", &exit_code);
+  if (!arg.has_value()) return exit_code;
   if (out.empty()) return ReportError(kName, absl::InvalidArgumentError("-o BUNDLE is required"));
   if (seed >= 0 && !input_files.empty()) {
     return ReportError(kName, absl::InvalidArgumentError("--seed and --inputs exclude each other"));
@@ -99,7 +95,7 @@ int RunCapture(absl::Span<const std::string> args) {
   absl::StatusOr<std::unique_ptr<repro::Oracle>> oracle = repro::Oracle::Create(config);
   if (!oracle.ok()) return ReportError(kName, oracle.status());
 
-  const std::string& path = (*positional)[0];
+  const std::string& path = *arg;
   absl::StatusOr<compiler::Graph> graph = compiler::ParseFile(path);
   if (!graph.ok()) return ReportError(kName, graph.status());
   repro::CaptureOptions capture;

@@ -78,16 +78,11 @@ int RunCheck(absl::Span<const std::string> args) {
   flags.Double("timeout", &timeout, "seconds before a compile-and-run counts as a hang");
   flags.Bool("in-process", &in_process, "judge in this process (no isolation; faster)");
   flags.Bool("json", &json, "print the verdict as JSON");
-  absl::StatusOr<std::vector<std::string>> positional = flags.Parse(args);
-  if (!positional.ok()) return ReportError(kName, positional.status());
-  if (flags.help_requested()) {
-    std::fputs(flags.Help().c_str(), stdout);
-    return kExitOk;
-  }
-  if (positional->size() != 1) {
-    return ReportError(kName, absl::InvalidArgumentError("expected exactly one GRAPH argument"));
-  }
-  const std::string& path = (*positional)[0];
+  int exit_code = kExitOk;
+  const std::optional<std::string> arg =
+      ParseSingleArgument(flags, args, kName, "GRAPH", &exit_code);
+  if (!arg.has_value()) return exit_code;
+  const std::string& path = *arg;
   std::optional<repro::LoadedBundle> bundle;
   if (repro::IsBundleDir(path)) {
     absl::StatusOr<repro::LoadedBundle> loaded = repro::LoadBundle(path);

@@ -2,6 +2,7 @@
 // bundle into a Bazel package (repro/emit/emit.h) and prints how to test and
 // bisect it.
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -68,20 +69,15 @@ int RunEmit(absl::Span<const std::string> args) {
                "(external workspaces; frozen: not for bisecting compiler commits)");
   flags.Bool("no-create-workspace", &no_create, "fail instead of creating a WORKSPACE");
   flags.Bool("json", &json, "print the result as JSON");
-  absl::StatusOr<std::vector<std::string>> positional = flags.Parse(args);
-  if (!positional.ok()) return ReportError(kName, positional.status());
-  if (flags.help_requested()) {
-    std::fputs(flags.Help().c_str(), stdout);
-    return kExitOk;
-  }
-  if (positional->size() != 1) {
-    return ReportError(kName, absl::InvalidArgumentError("expected exactly one BUNDLE argument"));
-  }
+  int exit_code = kExitOk;
+  const std::optional<std::string> arg =
+      ParseSingleArgument(flags, args, kName, "BUNDLE", &exit_code);
+  if (!arg.has_value()) return exit_code;
   if (package.empty()) {
     return ReportError(kName, absl::InvalidArgumentError("--package is required"));
   }
   repro::EmitRequest request;
-  request.bundle_dir = (*positional)[0];
+  request.bundle_dir = *arg;
   request.workspace_dir = workspace;
   request.package = package;
   request.name = name;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -76,20 +77,15 @@ int RunEval(absl::Span<const std::string> args) {
   flags.Int("seed", &seed, "seed for the random inputs");
   flags.Int("values", &max_values, "how many leading values to show per tensor");
   flags.Bool("json", &json, "print one JSON object");
-  absl::StatusOr<std::vector<std::string>> positional = flags.Parse(args);
-  if (!positional.ok()) return ReportError(kName, positional.status());
-  if (flags.help_requested()) {
-    std::fputs(flags.Help().c_str(), stdout);
-    return kExitOk;
-  }
-  if (positional->size() != 1) {
-    return ReportError(kName, absl::InvalidArgumentError("expected exactly one GRAPH argument"));
-  }
+  int exit_code = kExitOk;
+  const std::optional<std::string> arg =
+      ParseSingleArgument(flags, args, kName, "GRAPH", &exit_code);
+  if (!arg.has_value()) return exit_code;
   if (seed < 0) return ReportError(kName, absl::InvalidArgumentError("--seed: must be >= 0"));
   if (max_values < 0) {
     return ReportError(kName, absl::InvalidArgumentError("--values: must be >= 0"));
   }
-  const std::string& path = (*positional)[0];
+  const std::string& path = *arg;
   absl::StatusOr<compiler::Graph> graph = compiler::ParseFile(path);
   if (!graph.ok()) return ReportError(kName, AboutFile(path, graph.status()));
   const std::vector<compiler::HostTensor> inputs =

@@ -2,6 +2,7 @@
 // one self-contained file per bundle, to attach to a bug report. Needs no tar
 // or zstd binaries (repro/bundle/pack.h).
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,16 +29,11 @@ int RunPack(absl::Span<const std::string> args) {
                 "to a bug report; `reprokit unpack` or `tar --zstd -xf` opens it.\n"
                 "The default output is <bundle name>.tar.zst here. Exit: 0 ok, 2 bad input.");
   flags.String("out", &out, "archive to write", 'o');
-  absl::StatusOr<std::vector<std::string>> positional = flags.Parse(args);
-  if (!positional.ok()) return ReportError(kName, positional.status());
-  if (flags.help_requested()) {
-    std::fputs(flags.Help().c_str(), stdout);
-    return kExitOk;
-  }
-  if (positional->size() != 1) {
-    return ReportError(kName, absl::InvalidArgumentError("expected exactly one BUNDLE argument"));
-  }
-  const std::string& bundle = (*positional)[0];
+  int exit_code = kExitOk;
+  const std::optional<std::string> arg =
+      ParseSingleArgument(flags, args, kName, "BUNDLE", &exit_code);
+  if (!arg.has_value()) return exit_code;
+  const std::string& bundle = *arg;
   if (out.empty()) out = BaseName(bundle) + ".tar.zst";
   absl::StatusOr<repro::PackStats> stats = repro::PackBundle(bundle, out);
   if (!stats.ok()) return ReportError(kName, stats.status());
@@ -57,16 +53,11 @@ int RunUnpack(absl::Span<const std::string> args) {
                 "absolute paths, `..` or links, sizes and checksums, and that the result\n"
                 "loads as a bundle. Exit: 0 ok, 2 bad or unsafe archive.");
   flags.String("out", &out, "directory to create", 'o');
-  absl::StatusOr<std::vector<std::string>> positional = flags.Parse(args);
-  if (!positional.ok()) return ReportError(kName, positional.status());
-  if (flags.help_requested()) {
-    std::fputs(flags.Help().c_str(), stdout);
-    return kExitOk;
-  }
-  if (positional->size() != 1) {
-    return ReportError(kName, absl::InvalidArgumentError("expected exactly one FILE argument"));
-  }
-  const std::string& archive = (*positional)[0];
+  int exit_code = kExitOk;
+  const std::optional<std::string> arg =
+      ParseSingleArgument(flags, args, kName, "FILE", &exit_code);
+  if (!arg.has_value()) return exit_code;
+  const std::string& archive = *arg;
   if (out.empty()) {
     out = BaseName(archive);
     for (const char* suffix : {".tar.zst", ".tzst"}) {

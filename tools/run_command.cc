@@ -2,6 +2,7 @@
 // validates it, compiles the graph with the recorded options, runs it on the
 // recorded inputs and prints a summary of every output.
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,16 +28,11 @@ int RunRun(absl::Span<const std::string> args) {
                 "failed (the failure reproduces), 2 bad bundle.");
   flags.Bool("json", &json, "print one JSON object");
   flags.Int("values", &max_values, "how many leading values to show per tensor");
-  absl::StatusOr<std::vector<std::string>> positional = flags.Parse(args);
-  if (!positional.ok()) return ReportError(kName, positional.status());
-  if (flags.help_requested()) {
-    std::fputs(flags.Help().c_str(), stdout);
-    return kExitOk;
-  }
-  if (positional->size() != 1) {
-    return ReportError(kName, absl::InvalidArgumentError("expected exactly one BUNDLE argument"));
-  }
-  absl::StatusOr<repro::LoadedBundle> loaded = repro::LoadBundle((*positional)[0]);
+  int exit_code = kExitOk;
+  const std::optional<std::string> arg =
+      ParseSingleArgument(flags, args, kName, "BUNDLE", &exit_code);
+  if (!arg.has_value()) return exit_code;
+  absl::StatusOr<repro::LoadedBundle> loaded = repro::LoadBundle(*arg);
   if (!loaded.ok()) return ReportError(kName, loaded.status());
   for (const std::string& w : loaded->warnings) {
     std::fprintf(stderr, "reprokit: %s: warning: %s\n", kName, w.c_str());

@@ -4,6 +4,9 @@
 #include <cstdio>
 #include <cstring>
 
+#include "absl/strings/str_cat.h"
+#include "tools/flags.h"
+
 namespace rk::tools {
 namespace {
 
@@ -46,6 +49,27 @@ int ReportError(const char* command, const absl::Status& status) {
     default:
       return kExitReproduces;
   }
+}
+
+std::optional<std::string> ParseSingleArgument(FlagSet& flags, absl::Span<const std::string> args,
+                                               const char* command, const char* what,
+                                               int* exit_code) {
+  absl::StatusOr<std::vector<std::string>> positional = flags.Parse(args);
+  if (!positional.ok()) {
+    *exit_code = ReportError(command, positional.status());
+    return std::nullopt;
+  }
+  if (flags.help_requested()) {
+    std::fputs(flags.Help().c_str(), stdout);
+    *exit_code = kExitOk;
+    return std::nullopt;
+  }
+  if (positional->size() != 1) {
+    *exit_code = ReportError(
+        command, absl::InvalidArgumentError(absl::StrCat("expected exactly one ", what, " argument")));
+    return std::nullopt;
+  }
+  return (*positional)[0];
 }
 
 }  // namespace rk::tools

@@ -7,6 +7,7 @@
 #ifndef REPROKIT_TOOLS_SUBCOMMAND_H_
 #define REPROKIT_TOOLS_SUBCOMMAND_H_
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,17 @@ struct SubcommandRegistration {
 // Prints `reprokit: <command>: <status message>` to stderr and returns the exit
 // code that fits the status: kExitUsage for bad input, 1 otherwise.
 int ReportError(const char* command, const absl::Status& status);
+
+class FlagSet;
+
+// The front of a subcommand that takes one argument: parses `args` with
+// `flags`, prints the help on --help, and requires exactly one positional
+// argument (`what` names it in the error: "GRAPH", "BUNDLE"). Returns it, or
+// std::nullopt with *exit_code set: kExitOk after --help, ReportError's code
+// after a bad command line.
+std::optional<std::string> ParseSingleArgument(FlagSet& flags, absl::Span<const std::string> args,
+                                               const char* command, const char* what,
+                                               int* exit_code);
 
 }  // namespace rk::tools
 
