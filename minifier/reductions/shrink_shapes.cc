@@ -1,7 +1,6 @@
 #include "minifier/reductions/shrink_shapes.h"
 
 #include <algorithm>
-#include <cstring>
 
 #include "minifier/rewrite.h"
 
@@ -10,29 +9,6 @@ namespace {
 
 using compiler::HostTensor;
 using compiler::Shape;
-using compiler::TensorType;
-
-// The block of `tensor` at the origin with `shape` (every dim <= the
-// tensor's).
-HostTensor LeadingBlock(const HostTensor& tensor, const Shape& shape) {
-  HostTensor out(TensorType(tensor.dtype(), shape));
-  const int rank = shape.rank();
-  const size_t element = static_cast<size_t>(compiler::DTypeSize(tensor.dtype()));
-  std::vector<int64_t> source_strides = tensor.shape().Strides();
-  std::vector<int64_t> index(rank, 0);
-  const auto* src = static_cast<const uint8_t*>(tensor.raw_data());
-  auto* dst = static_cast<uint8_t*>(out.raw_data());
-  for (int64_t flat = 0; flat < out.num_elements(); ++flat) {
-    int64_t offset = 0;
-    for (int d = 0; d < rank; ++d) offset += index[d] * source_strides[d];
-    std::memcpy(dst + flat * element, src + offset * element, element);
-    for (int d = rank - 1; d >= 0; --d) {
-      if (++index[d] < shape.dim(d)) break;
-      index[d] = 0;
-    }
-  }
-  return out;
-}
 
 int CeilLog2(int64_t v) {
   int bits = 0;
