@@ -4,7 +4,8 @@
 //                               chain is present), k = 1 and k = 2 culprits
 //   minify_bench real [SEEDS]   the real oracle (compile + run + fp64, isolated
 //                               workers) with relu:accuracy / relu:crash, plus
-//                               examples/mlp.rk with relu:accuracy; each case
+//                               one accuracy fault planted in each examples/
+//                               graph (known minimum: that op alone); each case
 //                               runs with -j 1 and with -j 2
 //
 // Prints one row per (fault, N): cases reaching the known minimum, oracle
@@ -123,7 +124,9 @@ void RunFake(int seeds) {
   }
 }
 
-void RunRealCase(repro::Oracle& oracle, Row& row, Candidate start, const std::string& fault) {
+// The known minimum is the single `culprit` node the fault is planted on.
+void RunRealCase(repro::Oracle& oracle, Row& row, Candidate start, const std::string& fault,
+                 Op culprit) {
   compiler::CompileOptions options;
   options.faults = {fault};
   NameUnnamedNodes(start.graph);
@@ -135,7 +138,7 @@ void RunRealCase(repro::Oracle& oracle, Row& row, Candidate start, const std::st
     return;
   }
   // As `reprokit minify` does: accuracy failures anchored upstream, so the
-  // known minimum is the single relu for every fault.
+  // known minimum is the single culprit for every fault.
   OracleFailureTest test(&oracle, options, first->signature, start.graph);
   MinifyOptions minify;
   minify.fp64_values = first->kind == repro::VerdictKind::kAccuracy;
@@ -155,7 +158,7 @@ void RunRealCase(repro::Oracle& oracle, Row& row, Candidate start, const std::st
   const MinifyResult& one = *results[0];
   const MinifyResult& two = *results[1];
   bool minimal = one.stats.final_score.compute_nodes() == 1 &&
-                 HasChain(one.best.graph, {Op::kRelu}) && !one.stats.flaky;
+                 HasChain(one.best.graph, {culprit}) && !one.stats.flaky;
   if (!minimal) {
     std::fprintf(stderr, "not minimal (%s -> %s):\n%s", first->signature.ToString().c_str(),
                  one.stats.signature.c_str(), compiler::PrintInline(one.best.graph).c_str());
@@ -184,16 +187,26 @@ void RunReal(int seeds) {
       Row row{fault, n, 1};
       for (int seed = 1; seed <= seeds; ++seed) {
         RunRealCase(**oracle, row, RandomDag({.seed = static_cast<uint64_t>(seed), .nodes = n}),
-                    fault);
+                    fault, Op::kRelu);
       }
       if (row.cases > 0) PrintRealRow(row);
     }
   }
-  absl::StatusOr<compiler::Graph> mlp = compiler::ParseFile("examples/mlp.rk");
-  if (mlp.ok()) {
-    Row row{"examples/mlp.rk relu:accuracy", mlp->num_nodes() - mlp->num_inputs(), 1};
-    std::vector<compiler::HostTensor> inputs = compiler::SeededInputs(*mlp, 0);
-    RunRealCase(**oracle, row, Candidate{*mlp, inputs}, "relu:accuracy");
+  struct Planted {
+    const char* file;
+    const char* fault;
+    Op culprit;
+  };
+  for (const Planted& p : {Planted{"examples/mlp.rk", "relu:accuracy", Op::kRelu},
+                           Planted{"examples/softmax.rk", "div:accuracy", Op::kDiv},
+                           Planted{"examples/layer_norm.rk", "rsqrt:accuracy", Op::kRsqrt},
+                           Planted{"examples/attention.rk", "matmul:accuracy", Op::kMatmul},
+                           Planted{"examples/mixed_bf16.rk", "reduce_sum:accuracy", Op::kReduceSum}}) {
+    absl::StatusOr<compiler::Graph> graph = compiler::ParseFile(p.file);
+    if (!graph.ok()) continue;
+    Row row{std::string(p.file) + " " + p.fault, graph->num_nodes() - graph->num_inputs(), 1};
+    std::vector<compiler::HostTensor> inputs = compiler::SeededInputs(*graph, 0);
+    RunRealCase(**oracle, row, Candidate{*graph, inputs}, p.fault, p.culprit);
     if (row.cases > 0) PrintRealRow(row);
   }
 }
