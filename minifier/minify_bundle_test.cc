@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <string>
 
+#include "absl/container/flat_hash_set.h"
+
 #include "compiler/ir/graph.h"
 #include "compiler/ir/printer.h"
 #include "gtest/gtest.h"
@@ -129,6 +131,17 @@ TEST(MinifyBundle, AccuracyFailureSeenDownstreamIsAnchoredAtTheRelu) {
   EXPECT_EQ(*minimized->bundle.provenance.GetString("signature_anchored_from"),
             "accuracy:miscompile:tanh:f32");
   EXPECT_EQ(result->stats.reproduce_runs, 3);
+  // Only the blobs the minimized graph's inputs need: one per distinct input.
+  absl::flat_hash_set<std::string> digests;
+  for (const repro::BundleInput& input : minimized->bundle.inputs) {
+    digests.insert(input.sha256.Hex());
+  }
+  int blobs = 0;
+  for (const auto& entry :
+       std::filesystem::recursive_directory_iterator(options.output_dir + "/blobs")) {
+    blobs += entry.is_regular_file() && entry.path().filename().string().size() == 64;
+  }
+  EXPECT_EQ(blobs, static_cast<int>(digests.size()));
 }
 
 TEST(MinifyBundle, InterruptedRunCheckpointsAndResumes) {
