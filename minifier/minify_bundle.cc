@@ -133,6 +133,7 @@ absl::StatusOr<MinifyBundleResult> MinifyBundle(const MinifyBundleOptions& optio
   if (!result.ok()) return result.status();
   if (!checkpoint_status.ok()) return checkpoint_status;
   out.stats = result->stats;
+  if (!out.stats.signature.empty()) out.signature = out.stats.signature;
   out.complete = !out.stats.interrupted && !out.stats.timed_out;
   if (absl::Status s = WriteDerived(*original, result->best, out.stats, out.complete,
                                     options.output_dir, &out.minimized_hash);

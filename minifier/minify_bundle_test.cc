@@ -128,6 +128,7 @@ TEST(MinifyBundle, AccuracyFailureSeenDownstreamIsAnchoredAtTheRelu) {
       << compiler::PrintInline(minimized->bundle.graph);
   EXPECT_EQ(CountOps(minimized->bundle.graph, Op::kRelu), 1);
   EXPECT_EQ(minimized->bundle.expected.signature, kReluSignature);
+  EXPECT_EQ(result->signature, kReluSignature.ToString());
   EXPECT_EQ(*minimized->bundle.provenance.GetString("signature_anchored_from"),
             "accuracy:miscompile:tanh:f32");
   EXPECT_EQ(result->stats.reproduce_runs, 3);
