@@ -13,7 +13,10 @@
 // NameUnnamedNodes gives every node one). The error then shows up earlier on
 // the same path, so it is the same divergence observed nearer its source,
 // and the minimizer can cut the add away and keep the relu alone. Which op
-// the final candidate fails at is in MinifyStats::signature.
+// the final candidate fails at is in MinifyStats::signature. (The engine's
+// memo key ignores names: a candidate identical in structure and inputs to
+// an anchored one gets its answer, which is right, since it computes the same
+// thing.)
 //
 // Tested by minifier/oracle_failure_test_test.cc and
 // minifier/minify_bundle_test.cc.
