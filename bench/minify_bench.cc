@@ -3,11 +3,16 @@
 //   minify_bench fake [SEEDS]   zero-cost fake oracle (fails iff the planted
 //                               chain is present), k = 1 and k = 2 culprits
 //   minify_bench real [SEEDS]   the real oracle (compile + run + fp64, isolated
-//                               workers, -j 2) with relu:accuracy / relu:crash,
-//                               plus examples/mlp.rk with relu:accuracy
+//                               workers) with relu:accuracy / relu:crash, plus
+//                               one accuracy fault planted in each examples/
+//                               graph (known minimum: that op alone); each case
+//                               runs with -j 1 and with -j 2
 //
 // Prints one row per (fault, N): cases reaching the known minimum, oracle
-// calls (mean / max) against 2*k*log2(N)+20, cache hits, wall time.
+// calls (mean / max) against 2*k*log2(N)+20, cache hits, wall time. Real rows
+// give -j 1 calls, -j 2 calls issued and -j 2 calls whose answer was used,
+// and whether -j 1 and -j 2 ended on the same graph. With
+// MINIFY_BENCH_DETAIL=1, per-reduction oracle calls go to stderr.
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -18,6 +23,7 @@
 #include "compiler/ir/parser.h"
 #include "compiler/ir/printer.h"
 #include "compiler/ir/seeded_inputs.h"
+#include "minifier/candidate.h"
 #include "minifier/engine.h"
 #include "minifier/oracle_failure_test.h"
 #include "minifier/test_util.h"
@@ -34,7 +40,40 @@ struct Row {
   int k = 1;
   int cases = 0, minimal = 0;
   double calls = 0, max_calls = 0, hits = 0, seconds = 0, max_seconds = 0;
+  // Real oracle, -j 2: calls issued and calls whose answer was used.
+  double calls2 = 0, max_calls2 = 0, used2 = 0, max_used2 = 0, seconds2 = 0, max_seconds2 = 0;
+  int same_graph = 0;
 };
+
+void PrintDetail(const MinifyStats& stats) {
+  if (std::getenv("MINIFY_BENCH_DETAIL") == nullptr) return;
+  std::fprintf(stderr, "  calls %lld (used %lld), drifts %lld:",
+               static_cast<long long>(stats.oracle_calls),
+               static_cast<long long>(stats.oracle_calls_used),
+               static_cast<long long>(stats.rejected_drifts));
+  for (const ReductionStats& r : stats.reductions) {
+    std::fprintf(stderr, " %s=%lld/%lld", r.name.c_str(), static_cast<long long>(r.oracle_calls),
+                 static_cast<long long>(r.accepted));
+  }
+  std::fprintf(stderr, " reproduce=%d/%d final=%s\n", stats.reproduce_runs,
+               stats.reproduce_attempts, stats.final_score.ToString().c_str());
+}
+
+void PrintRealHeader() {
+  std::printf("| culprit | N | k | known min reached | -j 1 calls mean / max | -j 2 issued mean / max "
+              "| -j 2 used mean / max | 2k*log2(N)+20 | -j 1 = -j 2 graph | wall -j 1 mean / max (s) "
+              "| wall -j 2 mean / max (s) |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
+}
+
+void PrintRealRow(const Row& r) {
+  std::printf("| %s | %d | %d | %d/%d | %.1f / %.0f | %.1f / %.0f | %.1f / %.0f | %.1f | %d/%d "
+              "| %.2f / %.2f | %.2f / %.2f |\n",
+              r.fault.c_str(), r.nodes, r.k, r.minimal, r.cases, r.calls / r.cases, r.max_calls,
+              r.calls2 / r.cases, r.max_calls2, r.used2 / r.cases, r.max_used2,
+              2.0 * r.k * std::log2(r.nodes) + 20, r.same_graph, r.cases, r.seconds / r.cases,
+              r.max_seconds, r.seconds2 / r.cases, r.max_seconds2);
+  std::fflush(stdout);
+}
 
 void PrintHeader() {
   std::printf("| culprit | N | k | known min reached | oracle calls mean / max | 2k*log2(N)+20 "
@@ -75,6 +114,7 @@ void RunFake(int seeds) {
         absl::StatusOr<MinifyResult> result = Minify(start, test, MinifyOptions());
         double seconds = absl::ToDoubleSeconds(absl::Now() - t0);
         if (!result.ok()) continue;
+        PrintDetail(result->stats);
         bool minimal = result->stats.final_score.compute_nodes() == row.k &&
                        HasChain(result->best.graph, chain);
         Record(row, *result, seconds, minimal);
@@ -84,9 +124,12 @@ void RunFake(int seeds) {
   }
 }
 
-void RunRealCase(repro::Oracle& oracle, Row& row, Candidate start, const std::string& fault) {
+// The known minimum is the single `culprit` node the fault is planted on.
+void RunRealCase(repro::Oracle& oracle, Row& row, Candidate start, const std::string& fault,
+                 Op culprit) {
   compiler::CompileOptions options;
   options.faults = {fault};
+  NameUnnamedNodes(start.graph);
   absl::StatusOr<repro::Verdict> first = oracle.Judge(start.graph, start.inputs, options);
   if (!first.ok() || !repro::IsFailure(first->kind)) {
     std::fprintf(stderr, "skipped: start does not fail (%s)\n",
@@ -94,29 +137,40 @@ void RunRealCase(repro::Oracle& oracle, Row& row, Candidate start, const std::st
                             : first.status().ToString().c_str());
     return;
   }
-  OracleFailureTest test(&oracle, options, first->signature);
+  // As `reprokit minify` does: accuracy failures anchored upstream, so the
+  // known minimum is the single culprit for every fault.
+  OracleFailureTest test(&oracle, options, first->signature, start.graph);
   MinifyOptions minify;
-  minify.jobs = 2;
   minify.fp64_values = first->kind == repro::VerdictKind::kAccuracy;
-  absl::Time t0 = absl::Now();
-  absl::StatusOr<MinifyResult> result = Minify(std::move(start), test, minify);
-  double seconds = absl::ToDoubleSeconds(absl::Now() - t0);
-  if (!result.ok()) {
-    std::fprintf(stderr, "error: %s\n", result.status().ToString().c_str());
-    return;
+  absl::StatusOr<MinifyResult> results[2];
+  double seconds[2];
+  for (int j : {1, 2}) {
+    minify.jobs = j;
+    absl::Time t0 = absl::Now();
+    results[j - 1] = Minify(start, test, minify);
+    seconds[j - 1] = absl::ToDoubleSeconds(absl::Now() - t0);
+    if (!results[j - 1].ok()) {
+      std::fprintf(stderr, "error: %s\n", results[j - 1].status().ToString().c_str());
+      return;
+    }
+    PrintDetail(results[j - 1]->stats);
   }
-  // An accuracy signature names the failing output's op, which must stay an
-  // output: the known minimum is the relu plus that op when it is not relu.
-  const std::string& detail = first->signature.detail;
-  int64_t known = first->kind == repro::VerdictKind::kAccuracy &&
-                          detail.find(":relu:") == std::string::npos ? 2 : 1;
-  bool minimal = result->stats.final_score.compute_nodes() == known &&
-                 HasChain(result->best.graph, {Op::kRelu}) && !result->stats.flaky;
+  const MinifyResult& one = *results[0];
+  const MinifyResult& two = *results[1];
+  bool minimal = one.stats.final_score.compute_nodes() == 1 &&
+                 HasChain(one.best.graph, {culprit}) && !one.stats.flaky;
   if (!minimal) {
-    std::fprintf(stderr, "not minimal (%s):\n%s", first->signature.ToString().c_str(),
-                 compiler::PrintInline(result->best.graph).c_str());
+    std::fprintf(stderr, "not minimal (%s -> %s):\n%s", first->signature.ToString().c_str(),
+                 one.stats.signature.c_str(), compiler::PrintInline(one.best.graph).c_str());
   }
-  Record(row, *result, seconds, minimal);
+  Record(row, one, seconds[0], minimal);
+  row.calls2 += two.stats.oracle_calls;
+  row.max_calls2 = std::max<double>(row.max_calls2, two.stats.oracle_calls);
+  row.used2 += two.stats.oracle_calls_used;
+  row.max_used2 = std::max<double>(row.max_used2, two.stats.oracle_calls_used);
+  row.seconds2 += seconds[1];
+  row.max_seconds2 = std::max(row.max_seconds2, seconds[1]);
+  row.same_graph += CandidateKey(one.best) == CandidateKey(two.best);
 }
 
 void RunReal(int seeds) {
@@ -127,23 +181,33 @@ void RunReal(int seeds) {
     std::fprintf(stderr, "oracle: %s\n", oracle.status().ToString().c_str());
     return;
   }
-  PrintHeader();
+  PrintRealHeader();
   for (const char* fault : {"relu:accuracy", "relu:crash"}) {
     for (int n : {50, 200, 1000}) {
       Row row{fault, n, 1};
       for (int seed = 1; seed <= seeds; ++seed) {
         RunRealCase(**oracle, row, RandomDag({.seed = static_cast<uint64_t>(seed), .nodes = n}),
-                    fault);
+                    fault, Op::kRelu);
       }
-      if (row.cases > 0) PrintRow(row);
+      if (row.cases > 0) PrintRealRow(row);
     }
   }
-  absl::StatusOr<compiler::Graph> mlp = compiler::ParseFile("examples/mlp.rk");
-  if (mlp.ok()) {
-    Row row{"examples/mlp.rk relu:accuracy", mlp->num_nodes() - mlp->num_inputs(), 1};
-    std::vector<compiler::HostTensor> inputs = compiler::SeededInputs(*mlp, 0);
-    RunRealCase(**oracle, row, Candidate{*mlp, inputs}, "relu:accuracy");
-    if (row.cases > 0) PrintRow(row);
+  struct Planted {
+    const char* file;
+    const char* fault;
+    Op culprit;
+  };
+  for (const Planted& p : {Planted{"examples/mlp.rk", "relu:accuracy", Op::kRelu},
+                           Planted{"examples/softmax.rk", "div:accuracy", Op::kDiv},
+                           Planted{"examples/layer_norm.rk", "rsqrt:accuracy", Op::kRsqrt},
+                           Planted{"examples/attention.rk", "matmul:accuracy", Op::kMatmul},
+                           Planted{"examples/mixed_bf16.rk", "reduce_sum:accuracy", Op::kReduceSum}}) {
+    absl::StatusOr<compiler::Graph> graph = compiler::ParseFile(p.file);
+    if (!graph.ok()) continue;
+    Row row{std::string(p.file) + " " + p.fault, graph->num_nodes() - graph->num_inputs(), 1};
+    std::vector<compiler::HostTensor> inputs = compiler::SeededInputs(*graph, 0);
+    RunRealCase(**oracle, row, Candidate{*graph, inputs}, p.fault, p.culprit);
+    if (row.cases > 0) PrintRealRow(row);
   }
 }
 

@@ -19,6 +19,13 @@ namespace {
 using compiler::HostTensor;
 using compiler::NodeId;
 
+// A judged candidate. `consumed`: a search has used the answer (what
+// oracle_calls_used counts; speculative answers may never be).
+struct MemoEntry {
+  TestResult result;
+  bool consumed = false;
+};
+
 // One proposal on its way to a verdict.
 struct Prepared {
   enum class State { kInvalid, kNotSmaller, kKnown, kToTest };
@@ -93,6 +100,7 @@ class Engine {
   const std::vector<HostTensor>* ValuesOfCurrent();
   Prepared Prepare(const ReductionPlan& plan, const std::vector<int>& chosen);
   void Judge(std::vector<Prepared>& batch, ReductionStats& rs);
+  void Consume(const Prepared& prepared);
   void Accept(Prepared& prepared, std::string_view reduction);
   void Report(std::string_view reduction, bool accepted);
   void FinalChecks();
@@ -104,7 +112,7 @@ class Engine {
   Score current_score_;
   std::string current_key_;
   MinifyStats stats_;
-  absl::flat_hash_map<std::string, TestResult> memo_;
+  absl::flat_hash_map<std::string, MemoEntry> memo_;
   absl::flat_hash_map<std::string, std::string> settled_;  // reduction -> key
   std::string values_key_;
   std::vector<HostTensor> values_;
@@ -156,7 +164,7 @@ Prepared Engine::Prepare(const ReductionPlan& plan, const std::vector<int>& chos
   if (it != memo_.end()) {
     ++stats_.cache_hits;
     p.state = Prepared::State::kKnown;
-    p.interesting = it->second.interesting;
+    p.interesting = it->second.result.interesting;
     return p;
   }
   p.state = Prepared::State::kToTest;
@@ -185,18 +193,30 @@ void Engine::Judge(std::vector<Prepared>& batch, ReductionStats& rs) {
     ++rs.oracle_calls;
     if (!results[k].ok()) {
       ++stats_.invalid_candidates;
-      memo_[batch[to_test[k]].key] = TestResult{};
+      memo_[batch[to_test[k]].key] = MemoEntry{};
       continue;
     }
     if (results[k]->drift) ++stats_.rejected_drifts;
-    memo_[batch[to_test[k]].key] = *results[k];
+    memo_[batch[to_test[k]].key] = MemoEntry{*results[k]};
   }
   for (Prepared& p : batch) {
-    if (p.state == Prepared::State::kToTest) p.interesting = memo_[p.key].interesting;
+    if (p.state == Prepared::State::kToTest) p.interesting = memo_[p.key].result.interesting;
+  }
+}
+
+void Engine::Consume(const Prepared& prepared) {
+  if (prepared.state != Prepared::State::kKnown && prepared.state != Prepared::State::kToTest) {
+    return;
+  }
+  MemoEntry& entry = memo_[prepared.key];
+  if (!entry.consumed) {
+    entry.consumed = true;
+    ++stats_.oracle_calls_used;
   }
 }
 
 void Engine::Accept(Prepared& prepared, std::string_view reduction) {
+  stats_.signature = memo_[prepared.key].result.signature;
   current_ = std::move(prepared.candidate);
   current_score_ = ComputeScore(current_);
   current_key_ = prepared.key;
@@ -239,6 +259,7 @@ bool Engine::RunPlan(const std::string& name, const ReductionPlan& plan,
     rs.candidates += static_cast<int64_t>(batch.size());
     Judge(batch, rs);
     for (Prepared& p : batch) {
+      Consume(p);
       state->Next();
       state->Report(p.interesting);
       if (p.interesting) {
@@ -308,9 +329,17 @@ void Engine::FinalChecks() {
     }
     FixedPoint();
   }
+  // The judgement that accepted the result is the first of the runs; the
+  // others are fresh calls (the memo would only repeat it).
+  auto judged = memo_.find(current_key_);
   for (int i = 0; i < options_.reproduce_runs; ++i) {
     ++stats_.reproduce_attempts;
+    if (i == 0 && judged != memo_.end()) {
+      stats_.reproduce_runs += judged->second.result.interesting;
+      continue;
+    }
     ++stats_.oracle_calls;
+    ++stats_.oracle_calls_used;
     absl::StatusOr<TestResult> result = test_.Test(current_);
     if (result.ok() && result->interesting) ++stats_.reproduce_runs;
   }
@@ -324,13 +353,15 @@ absl::Status Engine::Run(Candidate start) {
   current_key_ = CandidateKey(current_);
   stats_.start_score = stats_.final_score = current_score_;
   ++stats_.oracle_calls;
+  ++stats_.oracle_calls_used;
   absl::StatusOr<TestResult> first = test_.Test(current_);
   if (!first.ok()) return first.status();
   if (!first->interesting) {
     return absl::FailedPreconditionError(absl::StrCat(
         "the input does not reproduce its expected failure (observed: ", first->signature, ")"));
   }
-  memo_[current_key_] = *first;
+  memo_[current_key_] = MemoEntry{*first, true};
+  stats_.signature = first->signature;
   FixedPoint();
   if (!ShouldStop()) FinalChecks();
   return absl::OkStatus();

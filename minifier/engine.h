@@ -14,7 +14,9 @@
 // At the fixed point it checks 1-minimality (removing any single compute
 // node, feeding its users its recorded value, or any single output, no longer
 // fails the same way; anything found is accepted and the rounds resume) and
-// re-judges the result `reproduce_runs` times; a miss marks it flaky.
+// checks that the result reproduces `reproduce_runs` times: the judgement
+// that accepted it plus reproduce_runs - 1 fresh calls; a miss marks it
+// flaky.
 //
 // Needs: `start` fails with the expected signature (checked first:
 // FailedPrecondition otherwise). Guarantees: every accepted candidate was

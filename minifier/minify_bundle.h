@@ -42,7 +42,9 @@ struct MinifyBundleOptions {
 
 struct MinifyBundleResult {
   MinifyStats stats;
-  std::string signature;       // the failure kept
+  // The failure kept: the expected signature, or for an accuracy failure
+  // the one it was anchored to upstream (oracle_failure_test.h).
+  std::string signature;
   std::string original_hash;   // BundleHash of the input
   std::string minimized_hash;  // BundleHash of the output
   bool resumed = false;

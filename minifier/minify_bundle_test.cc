@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <string>
 
+#include "absl/container/flat_hash_set.h"
+
 #include "compiler/ir/graph.h"
 #include "compiler/ir/printer.h"
 #include "gtest/gtest.h"
@@ -22,6 +24,19 @@ std::string TempDir(const std::string& name) {
   const char* root = std::getenv("TEST_TMPDIR");
   std::string dir = std::string(root != nullptr ? root : "/tmp") + "/" + name;
   std::filesystem::remove_all(dir);
+  return dir;
+}
+
+// Captures `candidate` compiled with relu:accuracy, with its verdict.
+std::string CaptureWithReluFault(const std::string& name, const Candidate& candidate) {
+  compiler::CompileOptions options;
+  options.faults = {"relu:accuracy"};
+  absl::StatusOr<repro::Verdict> verdict = repro::JudgeInProcess(
+      candidate.graph, candidate.inputs, options, repro::OracleOptions());
+  EXPECT_TRUE(verdict.ok()) << verdict.status();
+  std::string dir = TempDir(name);
+  absl::Status s = repro::Capture(candidate.graph, candidate.inputs, options, *verdict, dir);
+  EXPECT_TRUE(s.ok()) << s;
   return dir;
 }
 
@@ -54,12 +69,10 @@ MinifyBundleOptions Options(const std::string& in, const std::string& out, int j
   return options;
 }
 
-// The known minimum under the signature contract: the relu, plus one node of
-// the op the accuracy signature names when that op is not relu (the
-// signature records the failing output's op, so that op must stay an output).
-int64_t KnownMinimum(const repro::Signature& signature) {
-  return signature.detail.find(":relu:") != std::string::npos ? 1 : 2;
-}
+// The single relu: an accuracy failure that shows at a downstream op is
+// anchored back to it (oracle_failure_test.h).
+constexpr int64_t kKnownMinimum = 1;
+const repro::Signature kReluSignature = repro::AccuracySignature("miscompile", "relu", "f32");
 
 int CountOps(const compiler::Graph& graph, Op op) {
   int n = 0;
@@ -78,17 +91,58 @@ TEST(MinifyBundle, PlantedReluAccuracyShrinksToTheSingleRelu) {
   EXPECT_TRUE(result->complete);
   absl::StatusOr<repro::LoadedBundle> minimized = repro::LoadBundle(options.output_dir);
   ASSERT_TRUE(minimized.ok()) << minimized.status();
-  EXPECT_EQ(result->stats.final_score.compute_nodes(),
-            KnownMinimum(original->bundle.expected.signature))
+  EXPECT_EQ(result->stats.final_score.compute_nodes(), kKnownMinimum)
       << original->bundle.expected.signature.ToString() << "\n"
       << compiler::PrintInline(minimized->bundle.graph);
   EXPECT_TRUE(result->stats.one_minimal);
   EXPECT_EQ(result->stats.reproduce_runs, 3);
   EXPECT_EQ(CountOps(minimized->bundle.graph, Op::kRelu), 1);
-  EXPECT_EQ(minimized->bundle.expected.signature, original->bundle.expected.signature);
+  EXPECT_EQ(minimized->bundle.expected.signature, kReluSignature);
   EXPECT_EQ(*minimized->bundle.minimization.GetString("parent_hash"), original->hash);
   EXPECT_TRUE(*minimized->bundle.minimization.GetBool("complete"));
   EXPECT_TRUE(minimized->warnings.empty());
+}
+
+// Regression: the accuracy signature names the failing output's op (add
+// here), and the minimum used to be relu + add because cutting the add
+// changed the signature. Anchored upstream, the relu alone remains.
+TEST(MinifyBundle, AccuracyFailureSeenDownstreamIsAnchoredAtTheRelu) {
+  Candidate start = ParseCandidate(R"(graph @g(%x: f32[4,8], %y: f32[4,8]) {
+  %s = sin(%y) : f32[4,8]
+  %r = relu(%x) : f32[4,8]
+  %a = add(%r, %s) : f32[4,8]
+  %t = tanh(%a) : f32[4,8]
+  return %t
+})");
+  std::string in = CaptureWithReluFault("anchor_in", start);
+  absl::StatusOr<repro::LoadedBundle> original = repro::LoadBundle(in);
+  ASSERT_TRUE(original.ok()) << original.status();
+  ASSERT_EQ(original->bundle.expected.signature,
+            repro::AccuracySignature("miscompile", "tanh", "f32"));
+  MinifyBundleOptions options = Options(in, TempDir("anchor_out"));
+  absl::StatusOr<MinifyBundleResult> result = MinifyBundle(options);
+  ASSERT_TRUE(result.ok()) << result.status();
+  absl::StatusOr<repro::LoadedBundle> minimized = repro::LoadBundle(options.output_dir);
+  ASSERT_TRUE(minimized.ok()) << minimized.status();
+  EXPECT_EQ(result->stats.final_score.compute_nodes(), 1)
+      << compiler::PrintInline(minimized->bundle.graph);
+  EXPECT_EQ(CountOps(minimized->bundle.graph, Op::kRelu), 1);
+  EXPECT_EQ(minimized->bundle.expected.signature, kReluSignature);
+  EXPECT_EQ(result->signature, kReluSignature.ToString());
+  EXPECT_EQ(*minimized->bundle.provenance.GetString("signature_anchored_from"),
+            "accuracy:miscompile:tanh:f32");
+  EXPECT_EQ(result->stats.reproduce_runs, 3);
+  // Only the blobs the minimized graph's inputs need: one per distinct input.
+  absl::flat_hash_set<std::string> digests;
+  for (const repro::BundleInput& input : minimized->bundle.inputs) {
+    digests.insert(input.sha256.Hex());
+  }
+  int blobs = 0;
+  for (const auto& entry :
+       std::filesystem::recursive_directory_iterator(options.output_dir + "/blobs")) {
+    blobs += entry.is_regular_file() && entry.path().filename().string().size() == 64;
+  }
+  EXPECT_EQ(blobs, static_cast<int>(digests.size()));
 }
 
 TEST(MinifyBundle, InterruptedRunCheckpointsAndResumes) {
@@ -114,8 +168,7 @@ TEST(MinifyBundle, InterruptedRunCheckpointsAndResumes) {
   ASSERT_TRUE(second.ok()) << second.status();
   EXPECT_TRUE(second->resumed);
   EXPECT_TRUE(second->complete);
-  EXPECT_EQ(second->stats.final_score.compute_nodes(),
-            KnownMinimum(checkpoint->bundle.expected.signature));
+  EXPECT_EQ(second->stats.final_score.compute_nodes(), kKnownMinimum);
   EXPECT_LT(second->stats.start_score, first->stats.start_score);
 }
 

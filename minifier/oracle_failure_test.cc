@@ -1,6 +1,59 @@
 #include "minifier/oracle_failure_test.h"
 
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "minifier/rewrite.h"
+
 namespace rk::minifier {
+namespace {
+
+using compiler::Graph;
+using compiler::NodeId;
+
+// "miscompile:add:f32" -> {"miscompile", "add", "f32"}; empty when malformed.
+std::vector<std::string> AccuracyParts(const repro::Signature& signature) {
+  if (signature.kind != repro::VerdictKind::kAccuracy) return {};
+  std::vector<std::string> parts = absl::StrSplit(signature.detail, ':');
+  if (parts.size() != 3) return {};
+  return parts;
+}
+
+}  // namespace
+
+OracleFailureTest::OracleFailureTest(repro::Oracle* oracle, compiler::CompileOptions options,
+                                     repro::Signature expected, const Graph& start)
+    : OracleFailureTest(oracle, std::move(options), std::move(expected)) {
+  std::vector<std::string> parts = AccuracyParts(expected_);
+  if (parts.empty()) return;
+  subkind_ = parts[0];
+  dtype_ = parts[2];
+  std::vector<bool> above(start.num_nodes(), false);
+  for (NodeId out : start.outputs()) {
+    const compiler::Node& node = start.node(out);
+    above[out.value] = compiler::OpName(node.op) == parts[1] &&
+                       compiler::DTypeName(node.type.dtype) == parts[2];
+  }
+  for (int i = start.num_nodes() - 1; i >= 0; --i) {
+    if (!above[i]) continue;
+    upstream_.insert(start.DisplayName(NodeId(i)));
+    for (NodeId operand : start.node(NodeId(i)).operands) above[operand.value] = true;
+  }
+}
+
+bool OracleFailureTest::Matches(const repro::Verdict& verdict) const {
+  if (verdict.signature == expected_) return true;
+  if (upstream_.empty() || verdict.kind != repro::VerdictKind::kAccuracy) return false;
+  std::vector<std::string> parts = AccuracyParts(verdict.signature);
+  if (parts.empty() || parts[0] != subkind_ || parts[2] != dtype_) return false;
+  // The signature describes the first failing output.
+  for (const repro::OutputVerdict& o : verdict.outputs) {
+    if (o.metrics.judgement != repro::Judgement::kFail) continue;
+    return o.op == parts[1] && upstream_.contains(o.node);
+  }
+  return false;
+}
 
 absl::StatusOr<TestResult> OracleFailureTest::Test(const Candidate& candidate) {
   absl::StatusOr<repro::Verdict> verdict =
@@ -8,9 +61,20 @@ absl::StatusOr<TestResult> OracleFailureTest::Test(const Candidate& candidate) {
   if (!verdict.ok()) return verdict.status();
   TestResult result;
   result.signature = verdict->signature.ToString();
-  result.interesting = verdict->signature == expected_;
+  result.interesting = Matches(*verdict);
   result.drift = !result.interesting && repro::IsFailure(verdict->kind);
   return result;
+}
+
+void NameUnnamedNodes(Graph& graph) {
+  absl::flat_hash_set<std::string> taken;
+  for (const compiler::Node& node : graph.nodes()) {
+    if (!node.name.empty()) taken.insert(node.name);
+  }
+  for (int i = 0; i < graph.num_nodes(); ++i) {
+    compiler::Node& node = graph.mutable_node(NodeId(i));
+    if (node.name.empty()) node.name = FreshName(absl::StrCat("n", i), taken);
+  }
 }
 
 }  // namespace rk::minifier

@@ -3,33 +3,71 @@
 // dead minimizer). Interesting iff the verdict's signature equals the
 // expected one; another failure signature is drift. Test is thread-safe.
 //
-// Tested by minifier/minify_bundle_test.cc.
+// Accuracy failures are anchored upstream. An accuracy signature names the
+// op of the failing output, which is where the error became visible, not
+// where it started: a faulty relu feeding an add fails as
+// "accuracy:miscompile:add:f32". Constructed with the start graph, the test
+// also accepts an accuracy failure with the same subkind and dtype whose
+// failing output is produced by the node the expected signature names or by
+// one of that node's ancestors in the start graph (matched by node name:
+// NameUnnamedNodes gives every node one). The error then shows up earlier on
+// the same path, so it is the same divergence observed nearer its source,
+// and the minimizer can cut the add away and keep the relu alone. Which op
+// the final candidate fails at is in MinifyStats::signature. (The engine's
+// memo key ignores names: a candidate identical in structure and inputs to
+// an anchored one gets its answer, which is right, since it computes the same
+// thing.)
+//
+// Tested by minifier/oracle_failure_test_test.cc and
+// minifier/minify_bundle_test.cc.
 #ifndef REPROKIT_MINIFIER_ORACLE_FAILURE_TEST_H_
 #define REPROKIT_MINIFIER_ORACLE_FAILURE_TEST_H_
 
+#include <string>
 #include <utility>
 
+#include "absl/container/flat_hash_set.h"
 #include "compiler/driver/compile_options.h"
+#include "compiler/ir/graph.h"
+#include "minifier/candidate.h"
 #include "minifier/failure_test.h"
 #include "repro/oracle/oracle.h"
 #include "repro/oracle/signature.h"
+#include "repro/oracle/verdict.h"
 
 namespace rk::minifier {
 
 class OracleFailureTest : public FailureTest {
  public:
-  // `oracle` is not owned and must outlive this object.
+  // Exact signatures only. `oracle` is not owned and must outlive this object.
   OracleFailureTest(repro::Oracle* oracle, compiler::CompileOptions options,
                     repro::Signature expected)
       : oracle_(oracle), options_(std::move(options)), expected_(std::move(expected)) {}
+  // With the upstream anchoring of accuracy failures described above; `start`
+  // is the graph the minimization starts from (its nodes named).
+  OracleFailureTest(repro::Oracle* oracle, compiler::CompileOptions options,
+                    repro::Signature expected, const compiler::Graph& start);
 
   absl::StatusOr<TestResult> Test(const Candidate& candidate) override;
+
+  // Whether `verdict` is the expected failure (exactly, or anchored upstream).
+  bool Matches(const repro::Verdict& verdict) const;
 
  private:
   repro::Oracle* oracle_;
   compiler::CompileOptions options_;
   repro::Signature expected_;
+  // For accuracy anchoring: subkind and dtype of the expected signature and
+  // the names of every start-graph node at or above an output with the
+  // expected op and dtype. Empty: exact matching only.
+  std::string subkind_, dtype_;
+  absl::flat_hash_set<std::string> upstream_;
 };
+
+// Gives every unnamed node of `graph` a name ("n<id>", made unique), so the
+// nodes keep an identity across the minimizer's rebuilds (names survive them;
+// ids do not). Named nodes and the graph's semantics are unchanged.
+void NameUnnamedNodes(compiler::Graph& graph);
 
 }  // namespace rk::minifier
 

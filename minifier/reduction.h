@@ -12,6 +12,8 @@
 //   kBinarySearch: targets are ordered from the most aggressive (0) to the
 //     least; the engine looks for the smallest target that still fails,
 //     building each probe from exactly one target.
+//   kAggressiveFirst: like kBinarySearch, but target 0 is tried first (for
+//     reductions whose most aggressive target usually works).
 //   kDeltaDebug: targets are independent; the engine looks for a large set
 //     to reduce at once and builds from the union of everything accepted so
 //     far plus the set under test.
@@ -31,7 +33,7 @@
 
 namespace rk::minifier {
 
-enum class SearchKind { kBinarySearch, kDeltaDebug };
+enum class SearchKind { kBinarySearch, kAggressiveFirst, kDeltaDebug };
 
 struct ReductionInput {
   const Candidate& current;

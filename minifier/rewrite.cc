@@ -1,5 +1,6 @@
 #include "minifier/rewrite.h"
 
+#include <cstring>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -15,6 +16,8 @@ using compiler::HostTensor;
 using compiler::Node;
 using compiler::NodeId;
 using compiler::Op;
+using compiler::Shape;
+using compiler::TensorType;
 using Action = GraphEdit::Action;
 
 NodeId Resolve(const GraphEdit& edit, NodeId id) {
@@ -176,6 +179,26 @@ absl::StatusOr<Candidate> RebuildOnInputs(const Candidate& base, std::vector<Hos
   absl::StatusOr<Graph> graph = builder.Build();
   if (!graph.ok()) return graph.status();
   return Candidate{*std::move(graph), std::move(inputs)};
+}
+
+HostTensor LeadingBlock(const HostTensor& tensor, const Shape& shape) {
+  HostTensor out(TensorType(tensor.dtype(), shape));
+  const int rank = shape.rank();
+  const size_t element = static_cast<size_t>(compiler::DTypeSize(tensor.dtype()));
+  std::vector<int64_t> source_strides = tensor.shape().Strides();
+  std::vector<int64_t> index(rank, 0);
+  const auto* src = static_cast<const uint8_t*>(tensor.raw_data());
+  auto* dst = static_cast<uint8_t*>(out.raw_data());
+  for (int64_t flat = 0; flat < out.num_elements(); ++flat) {
+    int64_t offset = 0;
+    for (int d = 0; d < rank; ++d) offset += index[d] * source_strides[d];
+    std::memcpy(dst + flat * element, src + offset * element, element);
+    for (int d = rank - 1; d >= 0; --d) {
+      if (++index[d] < shape.dim(d)) break;
+      index[d] = 0;
+    }
+  }
+  return out;
 }
 
 std::vector<NodeId> ComputeNodeIds(const Graph& graph) {

@@ -61,6 +61,12 @@ absl::StatusOr<Candidate> RebuildOnInputs(
     const Candidate& base, std::vector<compiler::HostTensor> inputs,
     const std::function<void(compiler::Node&)>& mutate = nullptr);
 
+// The block of `tensor` at the origin with `shape` (same rank, every dim <=
+// the tensor's; or rank 0 for a single-element tensor): how shrinking an
+// input keeps its values.
+compiler::HostTensor LeadingBlock(const compiler::HostTensor& tensor,
+                                  const compiler::Shape& shape);
+
 // Ids of the non-source nodes, in order.
 std::vector<compiler::NodeId> ComputeNodeIds(const compiler::Graph& graph);
 

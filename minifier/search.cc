@@ -8,13 +8,14 @@ namespace {
 
 class BinarySearch : public SearchState {
  public:
-  explicit BinarySearch(int n) : lo_(0), hi_(n) {}
+  BinarySearch(int n, bool probe_first) : lo_(0), hi_(n), probe_first_(probe_first && n > 1) {}
   std::unique_ptr<SearchState> Clone() const override {
     return std::make_unique<BinarySearch>(*this);
   }
   std::optional<std::vector<int>> Next() override {
     if (lo_ >= hi_) return std::nullopt;
-    mid_ = lo_ + (hi_ - lo_) / 2;
+    mid_ = probe_first_ ? lo_ : lo_ + (hi_ - lo_) / 2;
+    probe_first_ = false;
     return std::vector<int>{mid_};
   }
   void Report(bool interesting) override {
@@ -27,6 +28,7 @@ class BinarySearch : public SearchState {
 
  private:
   int lo_, hi_, mid_ = 0;
+  bool probe_first_;
 };
 
 class ProbDd : public SearchState {
@@ -87,7 +89,11 @@ class ProbDd : public SearchState {
 }  // namespace
 
 std::unique_ptr<SearchState> MakeBinarySearch(int num_targets) {
-  return std::make_unique<BinarySearch>(num_targets);
+  return std::make_unique<BinarySearch>(num_targets, false);
+}
+
+std::unique_ptr<SearchState> MakeAggressiveFirst(int num_targets) {
+  return std::make_unique<BinarySearch>(num_targets, true);
 }
 
 std::unique_ptr<SearchState> MakeProbDd(int num_targets) {
@@ -95,8 +101,12 @@ std::unique_ptr<SearchState> MakeProbDd(int num_targets) {
 }
 
 std::unique_ptr<SearchState> MakeSearch(SearchKind kind, int num_targets) {
-  return kind == SearchKind::kBinarySearch ? MakeBinarySearch(num_targets)
-                                           : MakeProbDd(num_targets);
+  switch (kind) {
+    case SearchKind::kBinarySearch: return MakeBinarySearch(num_targets);
+    case SearchKind::kAggressiveFirst: return MakeAggressiveFirst(num_targets);
+    case SearchKind::kDeltaDebug: break;
+  }
+  return MakeProbDd(num_targets);
 }
 
 }  // namespace rk::minifier

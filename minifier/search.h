@@ -8,6 +8,9 @@
 // - BinarySearch(n): finds the smallest interesting target in [0, n), assuming
 //   interestingness is monotone in the index (n itself, "no change", is
 //   interesting). ceil(log2(n + 1)) probes.
+// - AggressiveFirst(n): the same, but probes target 0 first: one probe when
+//   the most aggressive target works (shrinking every dim to 1 usually
+//   does), at most one more than BinarySearch when it does not.
 // - ProbDd(n): probabilistic delta debugging (after ProbDD, Wang et al.,
 //   FSE 2021). Each target carries an estimated probability of being needed,
 //   starting at min(1/2, 1/n) (one culprit expected); each round reduces the
@@ -41,6 +44,7 @@ class SearchState {
 };
 
 std::unique_ptr<SearchState> MakeBinarySearch(int num_targets);
+std::unique_ptr<SearchState> MakeAggressiveFirst(int num_targets);
 std::unique_ptr<SearchState> MakeProbDd(int num_targets);
 std::unique_ptr<SearchState> MakeSearch(SearchKind kind, int num_targets);
 

@@ -40,6 +40,27 @@ TEST(BinarySearch, FindsTheSmallestInterestingTarget) {
   }
 }
 
+TEST(AggressiveFirst, OneProbeWhenTargetZeroWorksElseABinarySearch) {
+  for (int boundary : {0, 1, 5, 8}) {
+    auto state = MakeAggressiveFirst(8);
+    int probes = 0, smallest = 8;
+    std::vector<int> order;
+    while (std::optional<std::vector<int>> chosen = state->Next()) {
+      ++probes;
+      order.push_back((*chosen)[0]);
+      bool ok = (*chosen)[0] >= boundary;
+      if (ok) smallest = std::min(smallest, (*chosen)[0]);
+      state->Report(ok);
+    }
+    EXPECT_EQ(order[0], 0);
+    EXPECT_EQ(smallest, boundary);
+    if (boundary == 0) {
+      EXPECT_EQ(probes, 1);
+    }
+    EXPECT_LE(probes, 1 + 3);
+  }
+}
+
 TEST(ProbDd, KeepsExactlyTheNeededTargets) {
   for (std::set<int> needed : {std::set<int>{63}, std::set<int>{0, 31}, std::set<int>{5, 6, 40}}) {
     auto state = MakeProbDd(64);

@@ -29,12 +29,14 @@ ReductionStats& MinifyStats::For(const std::string& name) {
 Json MinifyStats::ToJson() const {
   Json json = Json::MakeObject();
   json.Set("oracle_calls", oracle_calls);
+  json.Set("oracle_calls_used", oracle_calls_used);
   json.Set("cache_hits", cache_hits);
   json.Set("rejected_drifts", rejected_drifts);
   json.Set("invalid_candidates", invalid_candidates);
   json.Set("not_smaller", not_smaller);
   json.Set("accepted_steps", accepted_steps);
   json.Set("seconds", seconds);
+  json.Set("signature", signature);
   json.Set("start", ScoreJson(start_score));
   json.Set("final", ScoreJson(final_score));
   json.Set("one_minimal", one_minimal);

@@ -24,13 +24,20 @@ struct ReductionStats {
 };
 
 struct MinifyStats {
-  int64_t oracle_calls = 0;        // FailureTest::Test calls (final checks included)
+  int64_t oracle_calls = 0;        // FailureTest::Test calls issued (final checks included)
+  // Calls whose answer a search consumed (at once, or later from the memo).
+  // With -j 1 it equals oracle_calls; with -j N the difference is the
+  // speculation that was never needed.
+  int64_t oracle_calls_used = 0;
   int64_t cache_hits = 0;          // candidates answered from the memo
   int64_t rejected_drifts = 0;     // failed with another signature
   int64_t invalid_candidates = 0;  // rejected by construction or Verify, never tested
   int64_t not_smaller = 0;         // valid but not strictly simpler, never tested
   int64_t accepted_steps = 0;
   std::vector<ReductionStats> reductions;  // schedule order
+  // The signature the current best fails with (the expected one, or for
+  // accuracy failures possibly re-anchored upstream: oracle_failure_test.h).
+  std::string signature;
   Score start_score;
   Score final_score;
   double seconds = 0;

@@ -30,5 +30,19 @@ TEST(InputsToConstants, ZerosOnesAndSplats) {
 )");
 }
 
+TEST(InputsToConstants, SingleElementInputsAreNotTargets) {
+  Candidate c = ParseCandidate(R"(graph @g(%x: f32[1,1], %y: f32[2]) {
+  %a = add(%x, %y) : f32[1,2]
+  return %a
+})");
+  EXPECT_EQ(NumTargets("inputs_to_constants", c), 3);
+  EXPECT_EQ(ApplyReduction("inputs_to_constants", c, {0}), R"(graph @g(%x: f32[1,1]) {
+  %1 = full() {dtype=f32, shape=[2], value=0.0} : f32[2]
+  %a = add(%x, %1) : f32[1,2]
+  return %a
+}
+)");
+}
+
 }  // namespace
 }  // namespace rk::minifier

@@ -1,5 +1,7 @@
 #include "minifier/reductions/simplify_op.h"
 
+#include <algorithm>
+
 #include "compiler/driver/compile_options.h"
 #include "compiler/passes/decompose.h"
 #include "compiler/passes/pass_manager.h"
@@ -9,7 +11,9 @@ namespace rk::minifier {
 namespace {
 
 using compiler::Graph;
+using compiler::HostTensor;
 using compiler::NodeId;
+using compiler::Op;
 using compiler::OpKind;
 
 absl::StatusOr<Candidate> LowerComposites(Candidate candidate) {
@@ -19,6 +23,50 @@ absl::StatusOr<Candidate> LowerComposites(Candidate candidate) {
   absl::StatusOr<bool> changed = compiler::Decompose(candidate.graph, *context);
   if (!changed.ok()) return changed.status();
   return candidate;
+}
+
+// A smaller matmul: its contracted dim, or its batch dims, set to 1 on both
+// operands, which must be graph inputs (their values: the leading block).
+struct MatmulShrink {
+  NodeId a, b;
+  bool contracted;  // else batch
+};
+
+// Per input position, the dims after applying `shrinks` (smallest request
+// wins when an input feeds several matmuls).
+std::vector<std::vector<int64_t>> ShrunkDims(const Candidate& base,
+                                             const std::vector<MatmulShrink>& shrinks) {
+  std::vector<std::vector<int64_t>> dims;
+  for (const HostTensor& t : base.inputs) dims.push_back(t.shape().dims());
+  for (const MatmulShrink& s : shrinks) {
+    std::vector<int64_t>& a = dims[s.a.value];
+    std::vector<int64_t>& b = dims[s.b.value];
+    if (s.contracted) {
+      a[a.size() - 1] = std::min<int64_t>(a[a.size() - 1], 1);
+      b[b.size() - 2] = std::min<int64_t>(b[b.size() - 2], 1);
+    } else {
+      for (size_t d = 0; d + 2 < a.size(); ++d) a[d] = std::min<int64_t>(a[d], 1);
+      for (size_t d = 0; d + 2 < b.size(); ++d) b[d] = std::min<int64_t>(b[d], 1);
+    }
+  }
+  return dims;
+}
+
+std::vector<MatmulShrink> MatmulTargets(const Graph& g) {
+  std::vector<MatmulShrink> targets;
+  for (NodeId id : ComputeNodeIds(g)) {
+    const compiler::Node& node = g.node(id);
+    if (node.op != Op::kMatmul) continue;
+    NodeId a = node.operands[0], b = node.operands[1];
+    if (g.node(a).op != Op::kInput || g.node(b).op != Op::kInput || a == b) continue;
+    const std::vector<int64_t>& da = g.type(a).shape.dims();
+    const std::vector<int64_t>& db = g.type(b).shape.dims();
+    if (da.back() > 1) targets.push_back({a, b, true});
+    bool batched = std::any_of(da.begin(), da.end() - 2, [](int64_t d) { return d > 1; }) ||
+                   std::any_of(db.begin(), db.end() - 2, [](int64_t d) { return d > 1; });
+    if (batched) targets.push_back({a, b, false});
+  }
+  return targets;
 }
 
 }  // namespace
@@ -35,19 +83,37 @@ ReductionPlan SimplifyOp(const ReductionInput& input) {
     }
     has_composite |= kind == OpKind::kComposite;
   }
+  std::vector<MatmulShrink> matmuls = MatmulTargets(g);
+  const int num_unary = static_cast<int>(unary.size());
+  const int lower_target = has_composite ? num_unary : -1;
+  const int first_matmul = num_unary + (has_composite ? 1 : 0);
   ReductionPlan plan;
-  plan.num_targets = static_cast<int>(unary.size()) + (has_composite ? 1 : 0);
-  plan.build = [&base, unary](absl::Span<const int> chosen) -> absl::StatusOr<Candidate> {
-    GraphEdit edit(base.graph);
+  plan.num_targets = first_matmul + static_cast<int>(matmuls.size());
+  plan.build = [&base, unary, matmuls, num_unary, lower_target,
+                first_matmul](absl::Span<const int> chosen) -> absl::StatusOr<Candidate> {
+    std::vector<MatmulShrink> shrinks;
+    for (int t : chosen) {
+      if (t >= first_matmul) shrinks.push_back(matmuls[t - first_matmul]);
+    }
+    // Shrinking inputs keeps every node id, so the edit below applies as is.
+    Candidate shrunk = base;
+    if (!shrinks.empty()) {
+      std::vector<std::vector<int64_t>> dims = ShrunkDims(base, shrinks);
+      std::vector<HostTensor> inputs;
+      for (size_t i = 0; i < base.inputs.size(); ++i) {
+        inputs.push_back(LeadingBlock(base.inputs[i], compiler::Shape(dims[i])));
+      }
+      absl::StatusOr<Candidate> rebuilt = RebuildOnInputs(base, std::move(inputs));
+      if (!rebuilt.ok()) return rebuilt.status();
+      shrunk = *std::move(rebuilt);
+    }
+    GraphEdit edit(shrunk.graph);
     bool lower = false;
     for (int t : chosen) {
-      if (t < static_cast<int>(unary.size())) {
-        edit.Forward(unary[t], base.graph.node(unary[t]).operands[0]);
-      } else {
-        lower = true;
-      }
+      if (t < num_unary) edit.Forward(unary[t], shrunk.graph.node(unary[t]).operands[0]);
+      lower |= t == lower_target;
     }
-    absl::StatusOr<Candidate> edited = ApplyEdit(base, {}, edit);
+    absl::StatusOr<Candidate> edited = ApplyEdit(shrunk, {}, edit);
     if (!edited.ok() || !lower) return edited;
     return LowerComposites(*std::move(edited));
   };

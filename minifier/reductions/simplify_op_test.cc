@@ -35,5 +35,59 @@ TEST(SimplifyOp, LoweringACompositeLowersTheScore) {
   EXPECT_LT(ComputeScore(*lowered), ComputeScore(c));
 }
 
+TEST(SimplifyOp, MatmulContractedAndBatchDimsShrinkToOne) {
+  Candidate c = ParseCandidate(R"(graph @g(%a: f32[3,4,8], %b: f32[3,8,5]) {
+  %m = matmul(%a, %b) : f32[3,4,5]
+  return %m
+})");
+  EXPECT_EQ(NumTargets("simplify_op", c), 2);
+  EXPECT_EQ(ApplyReduction("simplify_op", c, {0}), R"(graph @g(%a: f32[3,4,1], %b: f32[3,1,5]) {
+  %m = matmul(%a, %b) : f32[3,4,5]
+  return %m
+}
+)");
+  EXPECT_EQ(ApplyReduction("simplify_op", c, {1}), R"(graph @g(%a: f32[1,4,8], %b: f32[1,8,5]) {
+  %m = matmul(%a, %b) : f32[1,4,5]
+  return %m
+}
+)");
+  EXPECT_EQ(ApplyReduction("simplify_op", c, {0, 1}), R"(graph @g(%a: f32[1,4,1], %b: f32[1,1,5]) {
+  %m = matmul(%a, %b) : f32[1,4,5]
+  return %m
+}
+)");
+}
+
+TEST(SimplifyOp, MatmulShrinkKeepsTheLeadingValuesAndUnaryEditsStillApply) {
+  Candidate c = ParseCandidate(R"(graph @g(%a: f32[2,4], %b: f32[4,3]) {
+  %m = matmul(%a, %b) : f32[2,3]
+  %n = neg(%m) : f32[2,3]
+  return %n
+})");
+  std::vector<compiler::HostTensor> values;
+  ReductionPlan plan = SimplifyOp(ReductionInput{c, values});
+  ASSERT_EQ(plan.num_targets, 2);  // neg -> identity, matmul K -> 1
+  absl::StatusOr<Candidate> both = plan.build(std::vector<int>{0, 1});
+  ASSERT_TRUE(both.ok()) << both.status();
+  EXPECT_EQ(PrintCandidate(*both), R"(graph @g(%a: f32[2,1], %b: f32[1,3]) {
+  %m = matmul(%a, %b) : f32[2,3]
+  return %m
+}
+)");
+  EXPECT_EQ(both->inputs[0].GetDouble(1), c.inputs[0].GetDouble(4));
+  EXPECT_EQ(both->inputs[1].GetDouble(2), c.inputs[1].GetDouble(2));
+  EXPECT_LT(ComputeScore(*both), ComputeScore(c));
+}
+
+TEST(SimplifyOp, MatmulInputSharedWithAnotherShapeIsInvalid) {
+  Candidate c = ParseCandidate(R"(graph @g(%a: f32[2,4], %b: f32[4,2]) {
+  %m = matmul(%a, %b) : f32[2,2]
+  %t = transpose(%b) {perm=[1,0]} : f32[2,4]
+  %s = add(%a, %t) : f32[2,4]
+  return %m, %s
+})");
+  EXPECT_EQ(ApplyReduction("simplify_op", c, {0}).substr(0, 6), "error:");
+}
+
 }  // namespace
 }  // namespace rk::minifier

@@ -1,0 +1,90 @@
+// Tests the signature matching of OracleFailureTest: exact signatures, and
+// accuracy failures anchored upstream of the expected failing op. Verdicts
+// are built by hand; the real oracle runs in minify_bundle_test.cc.
+#include "minifier/oracle_failure_test.h"
+
+#include "gtest/gtest.h"
+#include "minifier/test_util.h"
+
+namespace rk::minifier {
+namespace {
+
+// relu feeds add, which is the output; sin is a side branch to a second
+// output.
+constexpr char kGraph[] = R"(graph @g(%x: f32[4], %y: f32[4]) {
+  %r = relu(%x) : f32[4]
+  %s = sin(%y) : f32[4]
+  %a = add(%r, %s) : f32[4]
+  %c = cos(%y) : f32[4]
+  return %a, %c
+})";
+
+repro::Verdict AccuracyVerdict(const std::string& subkind, const std::string& op,
+                               const std::string& node) {
+  repro::Verdict v;
+  v.kind = repro::VerdictKind::kAccuracy;
+  v.accuracy_subkind = subkind;
+  v.signature = repro::AccuracySignature(subkind, op, "f32");
+  repro::OutputVerdict passing;
+  passing.node = "other";
+  passing.op = "neg";
+  passing.metrics.judgement = repro::Judgement::kPass;
+  repro::OutputVerdict failing;
+  failing.node = node;
+  failing.op = op;
+  failing.dtype = "f32";
+  failing.metrics.judgement = repro::Judgement::kFail;
+  v.outputs = {passing, failing};
+  return v;
+}
+
+OracleFailureTest Anchored(const Candidate& start) {
+  return OracleFailureTest(nullptr, compiler::CompileOptions(),
+                           repro::AccuracySignature("miscompile", "add", "f32"), start.graph);
+}
+
+TEST(OracleFailureTestTest, AcceptsTheExpectedSignature) {
+  Candidate start = ParseCandidate(kGraph);
+  EXPECT_TRUE(Anchored(start).Matches(AccuracyVerdict("miscompile", "add", "a")));
+}
+
+TEST(OracleFailureTestTest, AcceptsAFailureUpstreamOfTheExpectedOp) {
+  Candidate start = ParseCandidate(kGraph);
+  EXPECT_TRUE(Anchored(start).Matches(AccuracyVerdict("miscompile", "relu", "r")));
+  EXPECT_TRUE(Anchored(start).Matches(AccuracyVerdict("miscompile", "sin", "s")));
+}
+
+TEST(OracleFailureTestTest, RejectsAnotherSubkindOrANodeOffThePath) {
+  Candidate start = ParseCandidate(kGraph);
+  OracleFailureTest test = Anchored(start);
+  EXPECT_FALSE(test.Matches(AccuracyVerdict("precision", "relu", "r")));
+  EXPECT_FALSE(test.Matches(AccuracyVerdict("miscompile", "cos", "c")));
+  // A node the start graph does not know (e.g. from a decomposition).
+  EXPECT_FALSE(test.Matches(AccuracyVerdict("miscompile", "relu", "relu_new")));
+  repro::Verdict crash;
+  crash.kind = repro::VerdictKind::kCrash;
+  crash.signature = repro::CrashSignature("SIGSEGV", {}, "compile");
+  EXPECT_FALSE(test.Matches(crash));
+}
+
+TEST(OracleFailureTestTest, WithoutTheStartGraphOnlyTheExactSignatureMatches) {
+  OracleFailureTest exact(nullptr, compiler::CompileOptions(),
+                          repro::AccuracySignature("miscompile", "add", "f32"));
+  EXPECT_TRUE(exact.Matches(AccuracyVerdict("miscompile", "add", "a")));
+  EXPECT_FALSE(exact.Matches(AccuracyVerdict("miscompile", "relu", "r")));
+}
+
+TEST(OracleFailureTestTest, NameUnnamedNodesKeepsNamesAndFillsTheRest) {
+  Candidate dag = RandomDag({.seed = 3, .nodes = 10});
+  NameUnnamedNodes(dag.graph);
+  absl::flat_hash_set<std::string> names;
+  for (const compiler::Node& node : dag.graph.nodes()) {
+    EXPECT_FALSE(node.name.empty());
+    EXPECT_TRUE(names.insert(node.name).second) << node.name;
+  }
+  EXPECT_EQ(dag.graph.node(compiler::NodeId(0)).name, "x0");
+  EXPECT_EQ(dag.graph.node(compiler::NodeId(3)).name, "n3");
+}
+
+}  // namespace
+}  // namespace rk::minifier
