@@ -17,11 +17,13 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// Outside Bazel's TEST_TMPDIR, which lies inside the execroot: the campaign
+// directory becomes a Bazel workspace of its own, and emission refuses to
+// create one inside another workspace.
 std::string TempDir(const std::string& name) {
-  const char* base = std::getenv("TEST_TMPDIR");
-  const fs::path dir = fs::path(base ? base : "/tmp") / name;
-  fs::remove_all(dir);
-  return dir.string();
+  std::string pattern = (fs::temp_directory_path() / ("reprokit_" + name + "_XXXXXX")).string();
+  if (mkdtemp(pattern.data()) == nullptr) return (fs::temp_directory_path() / name).string();
+  return pattern;
 }
 
 int Jobs() {
