@@ -124,11 +124,13 @@ absl::StatusOr<HostProgram> CompileForHost(const kernel::Program& program,
   }
   std::map<std::string, std::pair<int, size_t>> fresh_index;  // key -> (batch, position)
   KernelCache& cache = KernelCache::Global();
+  CodegenOptions codegen = options.codegen;
+  codegen.inline_exp = true;  // no vector expf on this host: see accurate_exp.h
   for (size_t i = 0; i < program.kernels.size(); ++i) {
     const kernel::Kernel& k = program.kernels[i];
     out.kernels.push_back(CallFor(k, options.codegen.threads));
     absl::StatusOr<std::unique_ptr<llvm::Module>> module =
-        EmitKernelModule(program, k, options.codegen, *context, options.verify);
+        EmitKernelModule(program, k, codegen, *context, options.verify);
     if (!module.ok()) return module.status();
     if (absl::Status s = PrepareForHost(**module); !s.ok()) return s;
     const int fast = Work(k.body) < kFastCodegenWork ? 1 : 0;

@@ -8,9 +8,9 @@
 // indices; reshape linearizes and delinearizes (or reads a buffer's flat offset
 // directly). Layout ops therefore never copy unless they are materialized.
 //
-// Numerics: reductions of float dtypes accumulate in f64 (sequential order),
-// or in f32 with reassociation under fast_math / low_precision; integers wrap in
-// their own dtype. Matmul is tiled as i-k-j with a row of accumulators so the
+// Numerics: reductions of float dtypes accumulate in f64 (sequential order,
+// or pairwise with reduce_order=tree), or in f32 under low_precision (same
+// orders) and fast_math (reassociated); integers wrap in their own dtype. Matmul is tiled as i-k-j with a row of accumulators so the
 // innermost loop is contiguous and vectorizes.
 //
 // Faults (testing only, faults.h): <op>:accuracy and <op>:nondeterministic
@@ -35,6 +35,10 @@ struct KernelOptions {
   bool low_precision = false;
   int threads = 1;
   const FaultSet* faults = nullptr;
+  // Order of float sums when not fast_math (which reassociates):
+  // kSequential or kTree. A tree reduction over several axes becomes one
+  // loop over their flattened extent.
+  AccumulationOrder reduce_order = AccumulationOrder::kSequential;
 };
 
 absl::StatusOr<Program> BuildProgram(const Graph& graph, const fusion::FusionPlan& plan,
