@@ -92,6 +92,7 @@ absl::Status Lower(Executable::Impl& impl, PassContext& context, const CompileOp
   impl.timings.fusion_ms = watch.Lap();
   kernel::KernelOptions kernel_options{options.fast_math, options.low_precision, options.threads,
                                        &context.faults()};
+  kernel_options.tiled_matmul = options.device == "cpu";
   if (options.reduce_order == ReduceOrder::kTree) {
     kernel_options.reduce_order = kernel::AccumulationOrder::kTree;
   }

@@ -75,6 +75,7 @@ class KernelLowering {
   absl::Status LowerFusedReduction(const fusion::FusionGroup& group);
   absl::Status LowerReductionRoot(const fusion::FusionGroup& group);
   absl::Status LowerMatmul(const fusion::FusionGroup& group);
+  absl::Status LowerMatmulTiled(const fusion::FusionGroup& group);
   absl::Status LowerConcat(const fusion::FusionGroup& group);
   void MarkParallel(int64_t work);
 
