@@ -9,12 +9,17 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 #include <limits>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "compiler/codegen/jit.h"
+#include "compiler/driver/compile.h"
+#include "compiler/driver/compile_test_util.h"
+#include "compiler/ir/parser.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/raw_ostream.h"
@@ -147,6 +152,46 @@ TEST(AccurateExpTest, TheLoopVectorizes) {
   EXPECT_NE(Loop().optimized_ir.find("x double>"), std::string::npos)
       << "no vector f64 arithmetic in:\n" << Loop().optimized_ir;
   EXPECT_EQ(Loop().optimized_ir.find("expf"), std::string::npos);
+}
+
+// End to end: big kernels use the inline exp, small ones expf; both agree
+// with the reference interpreter to f32 rounding.
+std::string OptimizedIr(const std::string& text, const std::string& dir) {
+  absl::StatusOr<Graph> graph = Parse(text);
+  EXPECT_TRUE(graph.ok()) << graph.status();
+  CompileOptions options;
+  options.dump_dir = dir;
+  absl::StatusOr<Executable> exe = Compile(*graph, options);
+  EXPECT_TRUE(exe.ok()) << exe.status();
+  std::ifstream in(dir + "/llvm_after_opt.ll");
+  std::stringstream ir;
+  ir << in.rdbuf();
+  return ir.str();
+}
+
+TEST(AccurateExpTest, BigKernelsInlineItAndSmallOnesCallExpf) {
+  const std::string big =
+      "graph @g(%x: f32[256,512]) {\n %y = exp(%x) : f32[256,512]\n return %y\n}";
+  const std::string small = "graph @g(%x: f32[8,64]) {\n %y = exp(%x) : f32[8,64]\n return %y\n}";
+  const std::string big_ir = OptimizedIr(big, ::testing::TempDir() + "/exp_big");
+  ASSERT_FALSE(big_ir.empty());
+  EXPECT_EQ(big_ir.find("@expf"), std::string::npos);
+  EXPECT_NE(big_ir.find("x double>"), std::string::npos) << "vectorized";
+  const std::string small_ir = OptimizedIr(small, ::testing::TempDir() + "/exp_small");
+  EXPECT_NE(small_ir.find("@expf"), std::string::npos);
+  RandomSpec spec;
+  spec.low = -90;
+  spec.high = 90;
+  for (const char* text :
+       {"graph @g(%x: f32[256,512]) {\n %y = exp(%x) : f32[256,512]\n return %y\n}",
+        "graph @g(%x: f32[256,512]) {\n %y = sigmoid(%x) : f32[256,512]\n return %y\n}",
+        "graph @g(%x: bf16[256,512]) {\n %y = exp(%x) : bf16[256,512]\n return %y\n}"}) {
+    const std::string t(text);
+    const double rtol = t.find("bf16") != std::string::npos ? 8e-3 : 2.4e-7;  // 1 ulp
+    absl::StatusOr<std::string> mismatch = CompareWithReference(t, {}, rtol, spec);
+    ASSERT_TRUE(mismatch.ok()) << mismatch.status();
+    EXPECT_EQ(*mismatch, "") << t;
+  }
 }
 
 }  // namespace
