@@ -11,6 +11,10 @@ struct CodegenOptions {
   bool low_precision = false;  // f16/bf16 ops round to their dtype after each op
   int vector_width = 0;        // 0: the target's choice; else loop metadata
   int threads = 1;             // > 1: parallel loops go through rk_parallel_for
+  // f32 exp (and sigmoid's) inline by accurate_exp.h, which vectorizes,
+  // instead of calls to expf. The x86 backend turns it on for kernels with
+  // enough work (host_compiler.h); NVPTX keeps libdevice's expf.
+  bool inline_exp = false;
 };
 
 }  // namespace rk::compiler::codegen

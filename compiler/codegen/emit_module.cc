@@ -1,6 +1,7 @@
 #include "compiler/codegen/emit_module.h"
 
 #include <algorithm>
+#include <functional>
 
 #include "absl/strings/str_cat.h"
 #include "compiler/codegen/value_emitter.h"
@@ -29,6 +30,11 @@ class KernelEmitter {
   void EmitStmt(const Stmt& s, bool top);
   void EmitLoop(const Stmt& s, bool top);
   bool IsInnermost(const Stmt& loop) const;
+  void EmitTreeReduction(const Stmt& loop, const Stmt& update);
+  // Emits `for (iv = lo; iv < hi; ++iv) body(iv)` and leaves the builder
+  // after it. `hi` may be a runtime value.
+  void EmitCountedLoop(llvm::Value* lo, llvm::Value* hi,
+                       const std::function<void(llvm::Value*)>& body);
   llvm::MDNode* LoopMetadata();
 
   llvm::Module& module_;
@@ -155,8 +161,102 @@ llvm::MDNode* KernelEmitter::LoopMetadata() {
   return node;
 }
 
+void KernelEmitter::EmitCountedLoop(llvm::Value* lo, llvm::Value* hi,
+                                    const std::function<void(llvm::Value*)>& body) {
+  llvm::BasicBlock* pre = b_.GetInsertBlock();
+  llvm::BasicBlock* loop = llvm::BasicBlock::Create(ctx_, "loop", fn_);
+  llvm::BasicBlock* exit = llvm::BasicBlock::Create(ctx_, "after", fn_);
+  b_.CreateCondBr(b_.CreateICmpSLT(lo, hi), loop, exit);
+  b_.SetInsertPoint(loop);
+  llvm::PHINode* iv = b_.CreatePHI(b_.getInt64Ty(), 2);
+  iv->addIncoming(lo, pre);
+  body(iv);
+  llvm::Value* next = b_.CreateAdd(iv, b_.getInt64(1), "", true, true);
+  b_.CreateCondBr(b_.CreateICmpSLT(next, hi), loop, exit);
+  iv->addIncoming(next, b_.GetInsertBlock());
+  b_.SetInsertPoint(exit);
+}
+
+// kernel::AccumulationOrder::kTree: for each block of kTreeBlockSize elements,
+// a left-to-right partial sum; then, with a stack of partial sums as in a
+// binary counter, block b merges with the stack top once per trailing one bit
+// of b (so complete subtrees combine as soon as they exist); at the end the
+// stack folds from the top down (the unpaired rest of the tree).
+void KernelEmitter::EmitTreeReduction(const Stmt& loop, const Stmt& update) {
+  const DType dtype = kernel_.accumulators[update.acc];
+  llvm::Type* t = values_.ComputeType(dtype);
+  llvm::Type* i64 = b_.getInt64Ty();
+  llvm::Value* zero = llvm::ConstantFP::get(t, 0.0);
+  const int64_t n = loop.extent;
+  const int64_t block = kernel::kTreeBlockSize;
+  const int64_t blocks = (n + block - 1) / block;
+  // Scratch in the entry block (promoted to registers by mem2reg, but the
+  // stack, whose depth is at most log2(blocks) + 1 <= 64).
+  llvm::IRBuilder<> entry(&fn_->getEntryBlock(), fn_->getEntryBlock().getFirstInsertionPt());
+  llvm::Value* stack = entry.CreateAlloca(t, entry.getInt64(64));
+  llvm::Value* depth = entry.CreateAlloca(i64);
+  llvm::Value* partial = entry.CreateAlloca(t);
+  llvm::Value* carry = entry.CreateAlloca(i64);
+  b_.CreateStore(b_.getInt64(0), depth);
+  EmitCountedLoop(b_.getInt64(0), b_.getInt64(blocks), [&](llvm::Value* blk) {
+    llvm::Value* first = b_.CreateMul(blk, b_.getInt64(block), "", true, true);
+    llvm::Value* last = b_.CreateSelect(b_.CreateICmpEQ(blk, b_.getInt64(blocks - 1)),
+                                        b_.getInt64(n), b_.CreateAdd(first, b_.getInt64(block)));
+    b_.CreateStore(zero, partial);
+    EmitCountedLoop(first, last, [&](llvm::Value* i) {
+      values_.ClearCache();
+      values_.vars[loop.var] = i;
+      llvm::Value* sum = values_.Combine(Op::kAdd, dtype, b_.CreateLoad(t, partial),
+                                         values_.Emit(update.value), /*reassoc=*/false);
+      b_.CreateStore(sum, partial);
+    });
+    values_.ClearCache();
+    // while (carry & 1) { partial = stack[--depth] + partial; carry >>= 1; }
+    b_.CreateStore(blk, carry);
+    llvm::BasicBlock* test = llvm::BasicBlock::Create(ctx_, "tree_test", fn_);
+    llvm::BasicBlock* merge = llvm::BasicBlock::Create(ctx_, "tree_merge", fn_);
+    llvm::BasicBlock* push = llvm::BasicBlock::Create(ctx_, "tree_push", fn_);
+    b_.CreateBr(test);
+    b_.SetInsertPoint(test);
+    llvm::Value* c = b_.CreateLoad(i64, carry);
+    b_.CreateCondBr(b_.CreateICmpNE(b_.CreateAnd(c, 1), b_.getInt64(0)), merge, push);
+    b_.SetInsertPoint(merge);
+    llvm::Value* top = b_.CreateSub(b_.CreateLoad(i64, depth), b_.getInt64(1));
+    b_.CreateStore(top, depth);
+    llvm::Value* left = b_.CreateLoad(t, b_.CreateInBoundsGEP(t, stack, top));
+    b_.CreateStore(values_.Combine(Op::kAdd, dtype, left, b_.CreateLoad(t, partial), false),
+                   partial);
+    b_.CreateStore(b_.CreateLShr(c, 1), carry);
+    b_.CreateBr(test);
+    b_.SetInsertPoint(push);
+    llvm::Value* d = b_.CreateLoad(i64, depth);
+    b_.CreateStore(b_.CreateLoad(t, partial), b_.CreateInBoundsGEP(t, stack, d));
+    b_.CreateStore(b_.CreateAdd(d, b_.getInt64(1)), depth);
+  });
+  // total = stack[depth-1]; then total = stack[k] + total for k = depth-2 .. 0.
+  b_.CreateStore(zero, partial);
+  llvm::Value* final_depth = b_.CreateLoad(i64, depth);
+  EmitCountedLoop(b_.getInt64(0), final_depth, [&](llvm::Value* k) {
+    llvm::Value* index = b_.CreateSub(b_.CreateSub(final_depth, b_.getInt64(1)), k);
+    llvm::Value* left = b_.CreateLoad(t, b_.CreateInBoundsGEP(t, stack, index));
+    llvm::Value* sum = b_.CreateSelect(
+        b_.CreateICmpEQ(k, b_.getInt64(0)), left,
+        values_.Combine(Op::kAdd, dtype, left, b_.CreateLoad(t, partial), false));
+    b_.CreateStore(sum, partial);
+  });
+  llvm::Value* acc = b_.CreateLoad(t, values_.accs[update.acc]);
+  b_.CreateStore(values_.Combine(Op::kAdd, dtype, acc, b_.CreateLoad(t, partial), false),
+                 values_.accs[update.acc]);
+  values_.ClearCache();
+}
+
 void KernelEmitter::EmitLoop(const Stmt& s, bool top) {
   if (s.extent <= 0) return;
+  if (!top && s.body.size() == 1 && s.body[0].kind == StmtKind::kAccUpdate &&
+      s.body[0].order == kernel::AccumulationOrder::kTree) {
+    EmitTreeReduction(s, s.body[0]);
+    return;
+  }
   llvm::Value* lo = top ? begin_ : b_.getInt64(0);
   llvm::Value* hi = top ? end_ : b_.getInt64(s.extent);
   llvm::BasicBlock* pre = b_.GetInsertBlock();

@@ -5,8 +5,11 @@
 // generates and links machine code once (jit.h), and caches the new kernels.
 // Kernels with less than 64K innermost iterations (the harness's graphs) get
 // CodeGenOptLevel::None, bigger ones Less: the same optimized IR either way,
-// so results agree (fast_math aside: Less may fuse multiply-adds). Kernels
-// identical within one program are compiled once.
+// so results agree (fast_math aside: Less may fuse multiply-adds), except
+// that f32 exp is computed inline (accurate_exp.h, vectorizes) in the bigger
+// kernels and by expf in the small ones: both within 1 ulp of exp, but not
+// always the same bits. Kernels identical within one program are compiled
+// once.
 //
 // With `use_cache` off every kernel is compiled here (dumps need the whole
 // program's IR and assembly) and nothing is cached.

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "compiler/codegen/accurate_exp.h"
 #include "llvm/IR/Intrinsics.h"
 
 namespace rk::compiler::codegen {
@@ -176,6 +177,11 @@ llvm::Value* ValueEmitter::FastExp(llvm::Value* x) {
   return b_.CreateSelect(b_.CreateFCmpUNO(x, x), x, r);
 }
 
+llvm::Value* ValueEmitter::AccurateExp(llvm::Value* x) {
+  if (options_.inline_exp && x->getType()->isFloatTy()) return EmitAccurateExpF32(b_, x);
+  return MathCall("expf", "exp", x);
+}
+
 llvm::Value* ValueEmitter::FastTanh(llvm::Value* x) {
   llvm::Type* t = x->getType();
   auto c = [&](double v) { return llvm::ConstantFP::get(t, v); };
@@ -201,14 +207,14 @@ llvm::Value* ValueEmitter::EmitUnary(Op op, DType dtype, llvm::Value* x) {
   switch (op) {
     case Op::kNeg: return b_.CreateFNeg(x);
     case Op::kAbs: return Intrinsic(llvm::Intrinsic::fabs, x);
-    case Op::kExp: return fast ? FastExp(x) : MathCall("expf", "exp", x);
+    case Op::kExp: return fast ? FastExp(x) : AccurateExp(x);
     case Op::kLog: return MathCall("logf", "log", x);
     case Op::kSqrt: return Intrinsic(llvm::Intrinsic::sqrt, x);
     case Op::kRsqrt: return b_.CreateFDiv(c(1.0), Intrinsic(llvm::Intrinsic::sqrt, x));
     case Op::kReciprocal: return b_.CreateFDiv(c(1.0), x);
     case Op::kTanh: return fast ? FastTanh(x) : MathCall("tanhf", "tanh", x);
     case Op::kSigmoid: {
-      llvm::Value* e = fast ? FastExp(b_.CreateFNeg(x)) : MathCall("expf", "exp", b_.CreateFNeg(x));
+      llvm::Value* e = fast ? FastExp(b_.CreateFNeg(x)) : AccurateExp(b_.CreateFNeg(x));
       return b_.CreateFDiv(c(1.0), b_.CreateFAdd(c(1.0), e));
     }
     case Op::kRelu: return Intrinsic(llvm::Intrinsic::maximum, x, c(0.0));

@@ -52,6 +52,7 @@ class ValueEmitter {
   llvm::Value* MathCall(const char* f32_name, const char* f64_name, llvm::Value* x);
   llvm::Value* Intrinsic(llvm::Intrinsic::ID id, llvm::Value* x, llvm::Value* y = nullptr);
   llvm::Value* FastExp(llvm::Value* x);
+  llvm::Value* AccurateExp(llvm::Value* x);
   llvm::Value* FastTanh(llvm::Value* x);
   llvm::Value* FloatToIntWrapped(llvm::Value* v, DType to);
   llvm::Value* RoundAfterOp(DType dtype, llvm::Value* v);

@@ -92,6 +92,10 @@ absl::Status Lower(Executable::Impl& impl, PassContext& context, const CompileOp
   impl.timings.fusion_ms = watch.Lap();
   kernel::KernelOptions kernel_options{options.fast_math, options.low_precision, options.threads,
                                        &context.faults()};
+  kernel_options.tiled_matmul = options.device == "cpu";
+  if (options.reduce_order == ReduceOrder::kTree) {
+    kernel_options.reduce_order = kernel::AccumulationOrder::kTree;
+  }
   absl::StatusOr<kernel::Program> program = kernel::BuildProgram(impl.graph, *plan, kernel_options);
   if (!program.ok()) return program.status();
   impl.program = *std::move(program);

@@ -114,6 +114,21 @@ absl::Status SetVectorWidth(CompileOptions& o, const std::string& v) {
   return absl::OkStatus();
 }
 
+absl::Status SetReduceOrder(CompileOptions& o, const std::string& v) {
+  if (v == "sequential") {
+    o.reduce_order = ReduceOrder::kSequential;
+  } else if (v == "tree") {
+    o.reduce_order = ReduceOrder::kTree;
+  } else {
+    return BadValue("reduce_order", v, "expected sequential or tree");
+  }
+  return absl::OkStatus();
+}
+
+std::string ReduceOrderText(const CompileOptions& o) {
+  return o.reduce_order == ReduceOrder::kTree ? "tree" : "sequential";
+}
+
 absl::Status SetMaxPassApplications(CompileOptions& o, const std::string& v) {
   absl::StatusOr<int64_t> n = ParseIntValue("max_pass_applications", v);
   if (!n.ok()) return n.status();
@@ -147,6 +162,7 @@ const std::vector<OptionField>& Fields() {
        [](const CompileOptions& o) { return std::to_string(o.max_pass_applications); }},
       BoolField("fast_math", &CompileOptions::fast_math),
       BoolField("low_precision", &CompileOptions::low_precision),
+      {"reduce_order", SetReduceOrder, ReduceOrderText},
       {"vector_width", SetVectorWidth,
        [](const CompileOptions& o) { return std::to_string(o.vector_width); }},
       IntField("threads", &CompileOptions::threads, 1, 1024, "expected 1..1024"),

@@ -6,7 +6,9 @@
 //   "fast_math=true faults=relu:accuracy max_pass_applications=17"
 // Keys: device (cpu|cuda), opt_level (0..2), disable_passes (list of pass
 // names), max_pass_applications (-1 = no cap), fast_math, low_precision
-// (compute f16/bf16 in their own precision instead of f32), vector_width
+// (compute f16/bf16 in their own precision instead of f32), reduce_order
+// (sequential|tree: the order of float sums unless fast_math, which
+// reassociates; tree is pairwise, see compiler/kernel/kernel_ir.h), vector_width
 // (0 = target default, else 1|2|4|8|16), threads (>= 1), faults (list of
 // `<op-or-pass>:<kind>`, testing only, see docs/FAULTS.md), dump_dir,
 // checked (verify the graph around every pass), cuda_arch (e.g. sm_90).
@@ -24,6 +26,9 @@
 
 namespace rk::compiler {
 
+// Order of float sums (reductions) when fast_math is off.
+enum class ReduceOrder { kSequential, kTree };
+
 struct CompileOptions {
   std::string device = "cpu";
   int opt_level = 2;
@@ -31,6 +36,7 @@ struct CompileOptions {
   int64_t max_pass_applications = -1;
   bool fast_math = false;
   bool low_precision = false;
+  ReduceOrder reduce_order = ReduceOrder::kSequential;
   int vector_width = 0;
   int threads = 1;
   std::vector<std::string> faults;

@@ -35,6 +35,7 @@ TEST(CompileOptionsTest, RoundTripsEveryKey) {
   options.max_pass_applications = 0;
   options.fast_math = true;
   options.low_precision = true;
+  options.reduce_order = ReduceOrder::kTree;
   options.vector_width = 8;
   options.threads = 4;
   options.faults = {"relu:accuracy", "cse:crash"};
@@ -44,19 +45,36 @@ TEST(CompileOptionsTest, RoundTripsEveryKey) {
   const std::string text = options.ToString();
   EXPECT_EQ(text,
             "device=cuda opt_level=1 disable_passes=cse,dce max_pass_applications=0 "
-            "fast_math=true low_precision=true vector_width=8 threads=4 "
+            "fast_math=true low_precision=true reduce_order=tree vector_width=8 threads=4 "
             "faults=relu:accuracy,cse:crash dump_dir=/tmp/dump checked=true cuda_arch=sm_80");
   absl::StatusOr<CompileOptions> parsed = CompileOptions::Parse(text);
   ASSERT_TRUE(parsed.ok()) << parsed.status();
   EXPECT_EQ(parsed->disable_passes, options.disable_passes);
   EXPECT_EQ(parsed->faults, options.faults);
   EXPECT_EQ(parsed->threads, 4);
+  EXPECT_EQ(parsed->reduce_order, ReduceOrder::kTree);
   EXPECT_EQ(*parsed, options);
+}
+
+TEST(CompileOptionsTest, ReduceOrderParsesPrintsAndRejectsUnknownOrders) {
+  absl::StatusOr<CompileOptions> tree = CompileOptions::Parse("reduce_order=tree");
+  ASSERT_TRUE(tree.ok()) << tree.status();
+  EXPECT_EQ(tree->reduce_order, ReduceOrder::kTree);
+  EXPECT_EQ(tree->ToString(), "reduce_order=tree");
+  absl::StatusOr<CompileOptions> sequential =
+      CompileOptions::Parse("reduce_order=tree reduce_order=sequential");
+  ASSERT_TRUE(sequential.ok()) << sequential.status();
+  EXPECT_EQ(sequential->reduce_order, ReduceOrder::kSequential);
+  EXPECT_EQ(sequential->ToString(), "") << "sequential is the default";
+  CompileOptions options;
+  absl::Status bad = options.Set("reduce_order", "pairwise");
+  EXPECT_EQ(bad.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(bad.message(), HasSubstr("expected sequential or tree"));
 }
 
 TEST(CompileOptionsTest, ItemsListsEveryKeyInOrder) {
   std::vector<std::pair<std::string, std::string>> items = CompileOptions().Items();
-  ASSERT_EQ(items.size(), 12u);
+  ASSERT_EQ(items.size(), 13u);
   EXPECT_EQ(items.front(), (std::pair<std::string, std::string>("device", "cpu")));
   EXPECT_EQ(items[3], (std::pair<std::string, std::string>("max_pass_applications", "-1")));
   EXPECT_EQ(items.back(), (std::pair<std::string, std::string>("cuda_arch", "sm_90")));

@@ -1,7 +1,5 @@
 #include "compiler/ir/builder.h"
 
-#include <algorithm>
-
 #include "absl/strings/str_cat.h"
 #include "compiler/ir/names.h"
 #include "compiler/ir/shape_inference.h"
@@ -24,7 +22,7 @@ absl::Status GraphBuilder::CheckOperands(absl::Span<const NodeId> operands) cons
 absl::Status GraphBuilder::CheckName(const std::string& name) const {
   if (name.empty()) return absl::OkStatus();
   if (absl::Status s = CheckNodeName(name); !s.ok()) return s;
-  if (std::binary_search(names_.begin(), names_.end(), name)) {
+  if (names_.contains(name)) {
     return absl::InvalidArgumentError(absl::StrCat("duplicate name '%", name, "'"));
   }
   return absl::OkStatus();
@@ -52,7 +50,7 @@ NodeId GraphBuilder::Input(const std::string& name, TensorType type) {
   node.op = Op::kInput;
   node.type = std::move(type);
   node.name = name;
-  if (!name.empty()) names_.insert(std::upper_bound(names_.begin(), names_.end(), name), name);
+  if (!name.empty()) names_.insert(name);
   return graph_.AppendNode(std::move(node));
 }
 
@@ -74,7 +72,7 @@ absl::StatusOr<NodeId> GraphBuilder::Add(Op op, absl::Span<const NodeId> operand
   node.attrs = std::move(attrs);
   node.type = *std::move(type);
   node.name = name;
-  if (!name.empty()) names_.insert(std::upper_bound(names_.begin(), names_.end(), name), name);
+  if (!name.empty()) names_.insert(name);
   return graph_.AppendNode(std::move(node));
 }
 

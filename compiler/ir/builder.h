@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "compiler/ir/graph.h"
@@ -65,7 +66,9 @@ class GraphBuilder {
 
   Graph graph_;
   absl::Status deferred_error_;
-  std::vector<std::string> names_;  // sorted, for duplicate checks
+  // Names taken so far, for duplicate checks in O(1). Only membership is ever
+  // asked, so hash order cannot reach any output.
+  absl::flat_hash_set<std::string> names_;
 };
 
 }  // namespace rk::compiler

@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include "compiler/ir/verifier.h"
 
 namespace rk::compiler {
@@ -116,6 +118,30 @@ TEST(GraphBuilderTest, BuildWithoutOutputsFails) {
   absl::StatusOr<Graph> g = b.Build();
   ASSERT_FALSE(g.ok());
   EXPECT_THAT(g.status().message(), HasSubstr("no outputs"));
+}
+
+TEST(GraphBuilderTest, DuplicateNamesAreFoundAmongManyAndForgottenAfterBuild) {
+  // Names used to live in a sorted vector; this checks the set that replaced
+  // it at a size where first, middle and last insertions all matter.
+  GraphBuilder b;
+  NodeId x = b.Input("x", TensorType(DType::kF32, {2}));
+  NodeId last = x;
+  for (int i = 4000; i > 0; --i) {
+    absl::StatusOr<NodeId> n = b.Add(Op::kNeg, {last}, {}, "n" + std::to_string(i));
+    ASSERT_TRUE(n.ok()) << i << ": " << n.status();
+    last = *n;
+  }
+  for (const char* taken : {"n1", "n2000", "n4000", "x"}) {
+    EXPECT_THAT(b.Add(Op::kNeg, {x}, {}, taken).status().message(), HasSubstr("duplicate name"))
+        << taken;
+  }
+  EXPECT_TRUE(b.Add(Op::kNeg, {x}, {}, "n4001").ok());
+  ASSERT_TRUE(b.Output(last).ok());
+  ASSERT_TRUE(b.Build().ok());
+  // The builder starts over empty: old names are free again.
+  NodeId y = b.Input("x", TensorType(DType::kF32, {2}));
+  EXPECT_TRUE(y.valid());
+  EXPECT_TRUE(b.Add(Op::kNeg, {y}, {}, "n1").ok());
 }
 
 TEST(GraphBuilderTest, InputOpCannotBeAddedThroughAdd) {

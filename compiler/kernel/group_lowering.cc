@@ -146,14 +146,20 @@ int32_t KernelLowering::LowerReduction(NodeId id, const Index& out_index, std::v
   }
   Stmt update;
   update.acc = acc;
-  update.value = Cast(Eval(x, in_index), acc_dtype);
   update.kind = node.op == Op::kArgmax ? StmtKind::kArgmaxUpdate : StmtKind::kAccUpdate;
   update.combine = node.op == Op::kReduceMax   ? Op::kMaximum
                    : node.op == Op::kReduceMin ? Op::kMinimum
                                                : Op::kAdd;
+  update.order = AccumulationOrder::kSequential;
+  if (IsFloat(acc_dtype) && options_.fast_math) {
+    update.order = AccumulationOrder::kReassociated;
+  } else if (IsFloat(acc_dtype) && update.kind == StmtKind::kAccUpdate &&
+             update.combine == Op::kAdd && options_.reduce_order == AccumulationOrder::kTree) {
+    update.order = AccumulationOrder::kTree;
+    FlattenReductionLoops(loops, in_index);
+  }
+  update.value = Cast(Eval(x, in_index), acc_dtype);
   if (node.op == Op::kArgmax) update.index = loops.empty() ? IConst(0) : Var(loops.back().first);
-  update.order = options_.fast_math && IsFloat(acc_dtype) ? AccumulationOrder::kReassociated
-                                                          : AccumulationOrder::kSequential;
   std::vector<Stmt> body = {update};
   for (auto it = loops.rbegin(); it != loops.rend(); ++it) {
     std::vector<Stmt> wrapped;
@@ -170,6 +176,27 @@ int32_t KernelLowering::LowerReduction(NodeId id, const Index& out_index, std::v
   }
   value = Cast(value, node.type.dtype);
   return ApplyValueFaults(node.op, node.type.dtype, value);
+}
+
+void KernelLowering::FlattenReductionLoops(std::vector<std::pair<int32_t, int64_t>>& loops,
+                                           Index& in_index) {
+  // One loop over the row-major flattening of the reduced axes (also for a
+  // single axis, or none: the tree is then over one or zero elements).
+  int64_t total = 1;
+  for (const auto& loop : loops) total *= loop.second;
+  const int32_t flat = NewVar();
+  int64_t stride = total;
+  for (size_t j = 0; j < loops.size(); ++j) {
+    const int64_t extent = loops[j].second;
+    stride = extent == 0 ? 0 : stride / extent;
+    int32_t index = stride > 1 ? IndexOpExpr(IndexOp::kDiv, Var(flat), IConst(stride)) : Var(flat);
+    if (j > 0) index = IndexOpExpr(IndexOp::kMod, index, IConst(extent));
+    const int32_t old_var = Var(loops[j].first);
+    for (int32_t& e : in_index) {
+      if (e == old_var) e = index;
+    }
+  }
+  loops.assign(1, {flat, total});
 }
 
 absl::Status KernelLowering::LowerGroup(const fusion::FusionGroup& group) {

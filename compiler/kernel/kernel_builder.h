@@ -8,10 +8,12 @@
 // indices; reshape linearizes and delinearizes (or reads a buffer's flat offset
 // directly). Layout ops therefore never copy unless they are materialized.
 //
-// Numerics: reductions of float dtypes accumulate in f64 (sequential order),
-// or in f32 with reassociation under fast_math / low_precision; integers wrap in
-// their own dtype. Matmul is tiled as i-k-j with a row of accumulators so the
-// innermost loop is contiguous and vectorizes.
+// Numerics: reductions of float dtypes accumulate in f64 (sequential order,
+// or pairwise with reduce_order=tree), or in f32 under low_precision (same
+// orders) and fast_math (reassociated); integers wrap in their own dtype.
+// Matmul (matmul_lowering.cc) is blocked for the CPU into 4x8 register tiles
+// over packed panels of the right operand, or i-k-j with a row of
+// accumulators (for NVPTX); either way each output sums over k in order.
 //
 // Faults (testing only, faults.h): <op>:accuracy and <op>:nondeterministic
 // rewrite the op's value, <op>:runtime_crash adds a null load to the op's
@@ -35,6 +37,13 @@ struct KernelOptions {
   bool low_precision = false;
   int threads = 1;
   const FaultSet* faults = nullptr;
+  // Order of float sums when not fast_math (which reassociates):
+  // kSequential or kTree. A tree reduction over several axes becomes one
+  // loop over their flattened extent.
+  AccumulationOrder reduce_order = AccumulationOrder::kSequential;
+  // Matmul as cache-blocked tiles (the x86 form) instead of one accumulator
+  // row per output row (the form the NVPTX backend matches and retiles).
+  bool tiled_matmul = false;
 };
 
 absl::StatusOr<Program> BuildProgram(const Graph& graph, const fusion::FusionPlan& plan,

@@ -1,5 +1,7 @@
 #include "compiler/kernel/kernel_builder.h"
 
+#include <string>
+
 #include "compiler/ir/parser.h"
 #include "gtest/gtest.h"
 
@@ -27,6 +29,54 @@ TEST(KernelBuilderTest, TransposeBecomesStridedIndex) {
             "      b1[((i0 * 3) + i1)] = neg<f32>(b0[((i1 * 5) + i0)])\n"
             "    }\n"
             "  }\n");
+}
+
+absl::StatusOr<Program> Lower(const std::string& text, const KernelOptions& options) {
+  absl::StatusOr<Graph> graph = Parse(text);
+  if (!graph.ok()) return graph.status();
+  absl::StatusOr<PassContext> context = PassContext::Create({});
+  if (!context.ok()) return context.status();
+  absl::StatusOr<fusion::FusionPlan> plan = fusion::PlanFusion(*graph, *context);
+  if (!plan.ok()) return plan.status();
+  return BuildProgram(*graph, *plan, options);
+}
+
+TEST(KernelBuilderTest, TreeOrderFlattensTheReducedAxesIntoOneLoop) {
+  const std::string text = R"(graph @g(%x: f32[3,4,5]) {
+    %s = reduce_sum(%x) {axes=[0,2], keepdim=false} : f32[4]
+    return %s
+  })";
+  KernelOptions tree;
+  tree.reduce_order = AccumulationOrder::kTree;
+  absl::StatusOr<Program> program = Lower(text, tree);
+  ASSERT_TRUE(program.ok()) << program.status();
+  ASSERT_EQ(program->kernels.size(), 1u);
+  EXPECT_EQ(PrintKernel(*program, program->kernels[0]),
+            "kernel k0  // %s (reduce_sum)\n"
+            "  acc0: f64\n"
+            "  for i0 in [0, 4) {\n"
+            "    acc0 = 0:f64\n"
+            "    for i3 in [0, 15) {\n"
+            "      acc0 = add(acc0, cast<f64>(b0[((((i3 / 5) * 20) + (i0 * 5)) + (i3 % 5))]))  // tree\n"
+            "    }\n"
+            "    b1[i0] = cast<f32>(acc0)\n"
+            "  }\n");
+  // Sequential keeps one loop per reduced axis; fast_math reassociates
+  // whatever reduce_order says; max is exact in any order, so stays put.
+  absl::StatusOr<Program> sequential = Lower(text, {});
+  ASSERT_TRUE(sequential.ok());
+  EXPECT_EQ(PrintKernel(*sequential, sequential->kernels[0]).find("tree"), std::string::npos);
+  tree.fast_math = true;
+  absl::StatusOr<Program> fast = Lower(text, tree);
+  ASSERT_TRUE(fast.ok());
+  EXPECT_NE(PrintKernel(*fast, fast->kernels[0]).find("// reassociated"), std::string::npos);
+  tree.fast_math = false;
+  absl::StatusOr<Program> max = Lower(R"(graph @g(%x: f32[3,4,5]) {
+    %s = reduce_max(%x) {axes=[0,2], keepdim=false} : f32[4]
+    return %s
+  })", tree);
+  ASSERT_TRUE(max.ok());
+  EXPECT_EQ(PrintKernel(*max, max->kernels[0]).find("tree"), std::string::npos);
 }
 
 }  // namespace

@@ -53,7 +53,9 @@ void PrintStmts(const Kernel& k, const std::vector<Stmt>& body, int indent, std:
       case StmtKind::kAccUpdate:
         absl::StrAppend(&out, pad, "acc", s.acc, " = ", std::string(OpName(s.combine)), "(acc", s.acc, ", ",
                         ExprText(k, s.value), ")",
-                        s.order == AccumulationOrder::kReassociated ? "  // reassociated" : "",
+                        s.order == AccumulationOrder::kReassociated ? "  // reassociated"
+                        : s.order == AccumulationOrder::kTree       ? "  // tree"
+                                                                    : "",
                         "\n");
         break;
       case StmtKind::kArgmaxUpdate:

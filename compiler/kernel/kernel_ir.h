@@ -67,7 +67,15 @@ struct Expr {
 enum class AccumulationOrder : uint8_t {
   kSequential,    // left to right in the accumulator's dtype
   kReassociated,  // any order (fast_math): vectorized partial sums
+  // Pairwise (float sums only; the update is the only statement of a single
+  // loop over all reduced elements): blocks of kTreeBlockSize consecutive
+  // elements are summed left to right, then the block sums are added as a
+  // binary tree, each pair (earlier + later). Rounding error grows with
+  // kTreeBlockSize + log2(n / kTreeBlockSize) instead of n.
+  kTree,
 };
+
+inline constexpr int64_t kTreeBlockSize = 16;
 
 enum class StmtKind : uint8_t {
   kLoop,          // for var in [0, extent): body

@@ -67,11 +67,15 @@ class KernelLowering {
   // and returns the expression for its value.
   int32_t LowerReduction(NodeId id, const Index& out_index, std::vector<Stmt>& out);
   DType AccumulatorType(Op op, DType dtype) const;
+  // Replaces the loops over reduced axes by one loop over their flattened
+  // extent, rewriting the reduced indices in `in_index` (tree order).
+  void FlattenReductionLoops(std::vector<std::pair<int32_t, int64_t>>& loops, Index& in_index);
 
   absl::Status LowerElementwise(const fusion::FusionGroup& group);
   absl::Status LowerFusedReduction(const fusion::FusionGroup& group);
   absl::Status LowerReductionRoot(const fusion::FusionGroup& group);
   absl::Status LowerMatmul(const fusion::FusionGroup& group);
+  absl::Status LowerMatmulTiled(const fusion::FusionGroup& group);
   absl::Status LowerConcat(const fusion::FusionGroup& group);
   void MarkParallel(int64_t work);
 
