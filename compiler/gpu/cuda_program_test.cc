@@ -1,7 +1,10 @@
-// device=cuda end to end: compiled GPU code against the reference
+// device=cuda end to end: compiled GPU code judged against the reference
 // interpreter (every op family, f32/f16/bf16, row reductions short and long,
-// softmax, layer_norm, tiled matmul), planted faults, and the Unavailable path.
-// GPU tests skip with the driver's reason where there is no GPU.
+// softmax, layer_norm, tiled matmul) with the error-budget rule of
+// gpu_accuracy.h (allclose to the native reference at the dtype's tolerance,
+// else no farther from fp64 than the native reference is, times 2 or 3),
+// planted faults, and the Unavailable path. GPU tests skip with the driver's
+// reason where there is no GPU.
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -11,6 +14,7 @@
 #include "compiler/driver/compile.h"
 #include "compiler/driver/compile_test_util.h"
 #include "compiler/gpu/cuda_driver.h"
+#include "compiler/gpu/gpu_accuracy.h"
 #include "compiler/ir/parser.h"
 #include "gtest/gtest.h"
 
@@ -42,7 +46,7 @@ void Check(const std::string& text, double rtol, CompileOptions options = Cuda()
            const RandomSpec& spec = {}) {
   SCOPED_TRACE(text);
   options.device = "cuda";
-  absl::StatusOr<std::string> mismatch = CompareWithReference(text, options, rtol, spec);
+  absl::StatusOr<std::string> mismatch = gpu::CompareWithErrorBudget(text, options, rtol, spec);
   ASSERT_TRUE(mismatch.ok()) << mismatch.status();
   EXPECT_EQ(*mismatch, "");
 }
@@ -50,7 +54,7 @@ void Check(const std::string& text, double rtol, CompileOptions options = Cuda()
 std::string Mismatch(const std::string& text, const std::string& fault) {
   CompileOptions options = Cuda();
   options.faults = {fault};
-  absl::StatusOr<std::string> m = CompareWithReference(text, options, 1e-5);
+  absl::StatusOr<std::string> m = gpu::CompareWithErrorBudget(text, options, 1e-5);
   EXPECT_TRUE(m.ok()) << m.status();
   return m.ok() ? *m : "error";
 }
