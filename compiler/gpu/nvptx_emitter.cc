@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "compiler/gpu/nvptx_kernel.h"
+#include "compiler/gpu/row_group.h"
 #include "llvm/IR/IntrinsicsNVPTX.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/Support/raw_ostream.h"
@@ -64,33 +65,66 @@ void DefineDoubleToI64Wrapped(llvm::Module& module) {
 }  // namespace
 
 NvptxKernel::NvptxKernel(llvm::Module& module, const codegen::CodegenOptions& options,
-                         const kernel::Program& program, kernel::Kernel kernel, KernelShape shape)
-    : module_(module), ctx_(module.getContext()), b_(ctx_), options_(options),
-      program_(program), kernel_(std::move(kernel)), shape_(std::move(shape)),
-      values_(b_, module, options_, program_, kernel_) {}
+                         const kernel::Program& program, std::vector<kernel::Kernel> kernels,
+                         std::vector<KernelShape> shapes)
+    : module_(module), ctx_(module.getContext()), b_(ctx_), options_(options), program_(program) {
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    auto stage = std::make_unique<Stage>();
+    stage->kernel = std::move(kernels[i]);
+    stage->shape = std::move(shapes[i]);
+    stage->values = std::make_unique<codegen::ValueEmitter>(b_, module_, options_, program_,
+                                                            stage->kernel);
+    stages_.push_back(std::move(stage));
+  }
+  UseStage(0);
+}
+
+void NvptxKernel::UseStage(size_t i) {
+  kernel_ = &stages_[i]->kernel;
+  shape_ = &stages_[i]->shape;
+  values_ = stages_[i]->values.get();
+  values_->ClearCache();
+}
 
 void NvptxKernel::Begin(KernelLaunch& launch) {
-  launch.entry = "rk_" + kernel_.name;
-  launch.form = shape_.form;
-  launch.work = shape_.work;
-  launch.buffers = KernelBuffers(kernel_);
+  std::vector<int32_t> writes, reads;
+  launch.buffers.clear();
+  for (const auto& stage : stages_) {
+    for (int32_t b : KernelBuffers(stage->kernel)) launch.buffers.push_back(b);
+    writes.insert(writes.end(), stage->kernel.writes.begin(), stage->kernel.writes.end());
+    reads.insert(reads.end(), stage->kernel.reads.begin(), stage->kernel.reads.end());
+  }
+  std::sort(reads.begin(), reads.end());
+  std::sort(launch.buffers.begin(), launch.buffers.end());
+  launch.buffers.erase(std::unique(launch.buffers.begin(), launch.buffers.end()),
+                       launch.buffers.end());
+  std::sort(writes.begin(), writes.end());
+  max_elem_bytes_ = 1;
+  for (int32_t b : launch.buffers) {
+    max_elem_bytes_ = std::max(max_elem_bytes_, DTypeSize(program_.buffers[b].type.dtype));
+  }
+  const bool group = stages_.size() > 1;
+  launch.entry = "rk_" + kernel_->name;
+  launch.form = shape_->form;
+  launch.work = shape_->work;
   std::vector<llvm::Type*> params(launch.buffers.size(), b_.getPtrTy());
   params.push_back(b_.getInt64Ty());  // run counter
   auto* type = llvm::FunctionType::get(b_.getVoidTy(), params, false);
   fn_ = llvm::Function::Create(type, llvm::Function::ExternalLinkage, launch.entry, module_);
   fn_->addFnAttr(llvm::Attribute::NoUnwind);
   Annotate(module_, fn_, "kernel", 1);
-  values_.buffers.assign(program_.buffers.size(), nullptr);
   for (size_t i = 0; i < launch.buffers.size(); ++i) {
     const unsigned arg = static_cast<unsigned>(i);
-    fn_->addParamAttr(arg, llvm::Attribute::NoAlias);
-    const auto& writes = kernel_.writes;
-    if (!std::binary_search(writes.begin(), writes.end(), launch.buffers[i])) {
-      fn_->addParamAttr(arg, llvm::Attribute::ReadOnly);
-    }
-    values_.buffers[launch.buffers[i]] = fn_->getArg(arg);
+    // Every buffer starts 64-byte aligned (allocations; the arena's offsets).
+    fn_->addParamAttr(arg, llvm::Attribute::getWithAlignment(ctx_, llvm::Align(16)));
+    const bool written = std::binary_search(writes.begin(), writes.end(), launch.buffers[i]);
+    const bool read = std::binary_search(reads.begin(), reads.end(), launch.buffers[i]);
+    // In a row group, threads of a block pass values through buffers that are
+    // written and read, across barriers: noalias would let LLVM move those
+    // loads past them.
+    if (!group || !written || !read) fn_->addParamAttr(arg, llvm::Attribute::NoAlias);
+    if (!written) fn_->addParamAttr(arg, llvm::Attribute::ReadOnly);
   }
-  values_.run_counter = fn_->getArg(static_cast<unsigned>(launch.buffers.size()));
   entry_block_ = llvm::BasicBlock::Create(ctx_, "entry", fn_);
   b_.SetInsertPoint(entry_block_);
   if (options_.fast_math) {
@@ -101,17 +135,26 @@ void NvptxKernel::Begin(KernelLaunch& launch) {
     flags.setAllowReciprocal();
     b_.setFastMathFlags(flags);
   }
-  for (DType acc : kernel_.accumulators) {
-    values_.accs.push_back(b_.CreateAlloca(values_.ComputeType(acc)));
+  for (size_t s = 0; s < stages_.size(); ++s) {
+    UseStage(s);
+    values_->buffers.assign(program_.buffers.size(), nullptr);
+    for (size_t i = 0; i < launch.buffers.size(); ++i) {
+      values_->buffers[launch.buffers[i]] = fn_->getArg(static_cast<unsigned>(i));
+    }
+    values_->run_counter = fn_->getArg(static_cast<unsigned>(launch.buffers.size()));
+    for (DType acc : kernel_->accumulators) {
+      values_->accs.push_back(b_.CreateAlloca(values_->ComputeType(acc)));
+    }
+    for (int32_t local : kernel_->locals) {
+      if (shape_->form == KernelForm::kMatmul) break;  // the tiles replace the row
+      const auto& buf = program_.buffers[local];
+      values_->buffers[local] = b_.CreateAlloca(values_->StorageType(buf.type.dtype),
+                                                b_.getInt64(buf.type.num_elements()));
+    }
+    values_->vars.assign(kernel_->num_vars, b_.getInt64(0));
   }
-  for (int32_t local : kernel_.locals) {
-    if (shape_.form == KernelForm::kMatmul) break;  // the tiles replace the row
-    const auto& buf = program_.buffers[local];
-    values_.buffers[local] = b_.CreateAlloca(values_.StorageType(buf.type.dtype),
-                                             b_.getInt64(buf.type.num_elements()));
-  }
-  values_.vars.assign(kernel_.num_vars, b_.getInt64(0));
-  if (shape_.null_load) {
+  UseStage(0);
+  if (shape_->null_load) {
     llvm::Value* bad = b_.CreateIntToPtr(b_.getInt64(8), b_.getPtrTy());
     b_.CreateLoad(b_.getInt32Ty(), bad, /*isVolatile=*/true);
   }
@@ -119,10 +162,15 @@ void NvptxKernel::Begin(KernelLaunch& launch) {
 
 void NvptxKernel::Emit(KernelLaunch& launch) {
   Begin(launch);
-  switch (shape_.form) {
+  switch (shape_->form) {
     case KernelForm::kGridStride:
       launch.block = {kGridStrideThreads, 1, 1};
       Annotate(module_, fn_, "maxntidx", kGridStrideThreads);
+      launch.work = 1;
+      for (const LoopChain& phase : shape_->phases) {
+        const int64_t inner = phase.loops.empty() ? 1 : phase.loops.back()->extent;
+        launch.work = std::max(launch.work, phase.points / VectorWidth(phase.points, inner));
+      }
       EmitGridStride();
       break;
     case KernelForm::kRowReduction: EmitRowReduction(launch); break;
@@ -159,7 +207,7 @@ void NvptxKernel::If(llvm::Value* cond, const std::function<void()>& then) {
   then();
   b_.CreateBr(done);
   b_.SetInsertPoint(done);
-  values_.ClearCache();
+  values_->ClearCache();
 }
 
 void NvptxKernel::ForLoop(llvm::Value* lo, llvm::Value* hi, llvm::Value* step,
@@ -171,7 +219,7 @@ void NvptxKernel::ForLoop(llvm::Value* lo, llvm::Value* hi, llvm::Value* step,
   b_.SetInsertPoint(loop);
   llvm::PHINode* iv = b_.CreatePHI(b_.getInt64Ty(), 2);
   iv->addIncoming(lo, pre);
-  values_.ClearCache();
+  values_->ClearCache();
   body(iv);
   llvm::Value* next = b_.CreateAdd(iv, step, "", true, true);
   llvm::BranchInst* br = b_.CreateCondBr(b_.CreateICmpSLT(next, hi), loop, exit);
@@ -187,11 +235,11 @@ void NvptxKernel::ForLoop(llvm::Value* lo, llvm::Value* hi, llvm::Value* step,
   }
   iv->addIncoming(next, b_.GetInsertBlock());
   b_.SetInsertPoint(exit);
-  values_.ClearCache();
+  values_->ClearCache();
 }
 
 void NvptxKernel::SetChainVars(const LoopChain& chain, llvm::Value* flat) {
-  values_.ClearCache();
+  values_->ClearCache();
   if (chain.loops.empty()) return;
   // 32-bit index arithmetic when it fits: division by constants is cheaper.
   const bool narrow = chain.points < (int64_t{1} << 31);
@@ -205,7 +253,7 @@ void NvptxKernel::SetChainVars(const LoopChain& chain, llvm::Value* flat) {
       v = b_.CreateURem(rest, extent);
       rest = b_.CreateUDiv(rest, extent);
     }
-    values_.vars[loop.var] = narrow ? b_.CreateZExt(v, b_.getInt64Ty()) : v;
+    values_->vars[loop.var] = narrow ? b_.CreateZExt(v, b_.getInt64Ty()) : v;
   }
 }
 
@@ -221,39 +269,53 @@ void NvptxKernel::EmitStmts(const std::vector<const Stmt*>& stmts) {
   for (const Stmt* s : stmts) EmitStmt(*s);
 }
 
+namespace {
+
+// Loads reachable from `id`.
+void CollectLoads(const kernel::Kernel& k, int32_t id, std::vector<int32_t>& out) {
+  if (id < 0) return;
+  const kernel::Expr& e = k.exprs[id];
+  if (e.kind == kernel::ExprKind::kLoad) out.push_back(id);
+  CollectLoads(k, e.a, out);
+  CollectLoads(k, e.b, out);
+  CollectLoads(k, e.c, out);
+}
+
+}  // namespace
+
 void NvptxKernel::EmitStmt(const Stmt& s) {
-  values_.ClearCache();
+  values_->ClearCache();
   switch (s.kind) {
     case StmtKind::kLoop: {
       if (s.extent <= 0) return;
       ForLoop(b_.getInt64(0), b_.getInt64(s.extent), b_.getInt64(1), [&](llvm::Value* iv) {
-        values_.vars[s.var] = iv;
+        values_->vars[s.var] = iv;
         for (const Stmt& c : s.body) EmitStmt(c);
       });
       return;
     }
     case StmtKind::kStore: {
       const DType dtype = program_.buffers[s.buffer].type.dtype;
-      llvm::Value* value = values_.ToStorage(values_.Emit(s.value), dtype);
-      b_.CreateStore(value, values_.Pointer(s.buffer, values_.Emit(s.index)));
+      llvm::Value* value = values_->ToStorage(values_->Emit(s.value), dtype);
+      b_.CreateStore(value, values_->Pointer(s.buffer, values_->Emit(s.index)));
       return;
     }
-    case StmtKind::kAccInit: b_.CreateStore(values_.Emit(s.value), values_.accs[s.acc]); return;
+    case StmtKind::kAccInit: b_.CreateStore(values_->Emit(s.value), values_->accs[s.acc]); return;
     case StmtKind::kAccUpdate: {
-      const DType dtype = kernel_.accumulators[s.acc];
-      llvm::Value* acc = b_.CreateLoad(values_.ComputeType(dtype), values_.accs[s.acc]);
-      b_.CreateStore(values_.Combine(s.combine, dtype, acc, values_.Emit(s.value), false),
-                     values_.accs[s.acc]);
+      const DType dtype = kernel_->accumulators[s.acc];
+      llvm::Value* acc = b_.CreateLoad(values_->ComputeType(dtype), values_->accs[s.acc]);
+      b_.CreateStore(values_->Combine(s.combine, dtype, acc, values_->Emit(s.value), false),
+                     values_->accs[s.acc]);
       return;
     }
     case StmtKind::kArgmaxUpdate: {
-      const DType dtype = kernel_.accumulators[s.acc];
-      llvm::Value* best = b_.CreateLoad(values_.ComputeType(dtype), values_.accs[s.acc]);
-      llvm::Value* index = b_.CreateLoad(b_.getInt64Ty(), values_.accs[s.acc + 1]);
-      llvm::Value* v = values_.Emit(s.value);
-      llvm::Value* take = values_.ArgmaxTake(dtype, v, best);
-      b_.CreateStore(b_.CreateSelect(take, v, best), values_.accs[s.acc]);
-      b_.CreateStore(b_.CreateSelect(take, values_.Emit(s.index), index), values_.accs[s.acc + 1]);
+      const DType dtype = kernel_->accumulators[s.acc];
+      llvm::Value* best = b_.CreateLoad(values_->ComputeType(dtype), values_->accs[s.acc]);
+      llvm::Value* index = b_.CreateLoad(b_.getInt64Ty(), values_->accs[s.acc + 1]);
+      llvm::Value* v = values_->Emit(s.value);
+      llvm::Value* take = values_->ArgmaxTake(dtype, v, best);
+      b_.CreateStore(b_.CreateSelect(take, v, best), values_->accs[s.acc]);
+      b_.CreateStore(b_.CreateSelect(take, values_->Emit(s.index), index), values_->accs[s.acc + 1]);
       return;
     }
     case StmtKind::kNullLoad: {
@@ -270,7 +332,99 @@ void NvptxKernel::EmitGridStride() {
       b_.CreateMul(Special(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x), ntid),
       Special(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x));
   llvm::Value* step = b_.CreateMul(Special(llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x), ntid);
-  for (const LoopChain& phase : shape_.phases) StridedChain(phase, first, step);
+  for (const LoopChain& phase : shape_->phases) {
+    const int64_t inner = phase.loops.empty() ? 1 : phase.loops.back()->extent;
+    const int width = VectorWidth(phase.points, inner);
+    if (width == 1) {
+      StridedChain(phase, first, step);
+      continue;
+    }
+    ForLoop(first, b_.getInt64(phase.points / width), step, [&](llvm::Value* q) {
+      VectorPoints(phase, b_.CreateMul(q, b_.getInt64(width), "", true, true), width);
+    });
+  }
+}
+
+int NvptxKernel::VectorWidth(int64_t points, int64_t inner_extent) const {
+  int width = std::max(1, 16 / max_elem_bytes_);
+  while (width > 1 && (points % width != 0 || inner_extent % width != 0)) width /= 2;
+  return width;
+}
+
+void NvptxKernel::VectorPoints(const LoopChain& chain, llvm::Value* base, int width) {
+  SetChainVars(chain, base);
+  if (width == 1 || chain.loops.empty()) {
+    EmitStmts(chain.body);
+    return;
+  }
+  // One value emitter per point, its loads of read-only buffers emitted
+  // first, together: math functions bring branches, and adjacent accesses
+  // merge into vector ones only within a basic block. The bodies then reuse
+  // those loads (each emitter's cache) and elementwise stores go last.
+  const int32_t inner = chain.loops.back()->var;
+  std::vector<int32_t> loads;
+  bool only_stores = true;
+  for (const Stmt* s : chain.body) {
+    only_stores = only_stores && s->kind == StmtKind::kStore;
+    if (s->kind == StmtKind::kLoop || s->kind == StmtKind::kNullLoad) continue;
+    CollectLoads(*kernel_, s->value, loads);
+    CollectLoads(*kernel_, s->index, loads);
+  }
+  const std::vector<int32_t>& writes = kernel_->writes;
+  std::vector<std::unique_ptr<codegen::ValueEmitter>> points;
+  for (int v = 0; v < width; ++v) {
+    auto point = std::make_unique<codegen::ValueEmitter>(b_, module_, options_, program_, *kernel_);
+    point->buffers = values_->buffers;
+    point->vars = values_->vars;
+    point->accs = values_->accs;
+    point->run_counter = values_->run_counter;
+    if (v > 0) {
+      point->vars[inner] = b_.CreateAdd(values_->vars[inner], b_.getInt64(v), "", true, true);
+    }
+    for (int32_t id : loads) {
+      const int32_t buffer = kernel_->exprs[id].buffer;
+      if (!std::binary_search(writes.begin(), writes.end(), buffer)) point->Emit(id);
+    }
+    points.push_back(std::move(point));
+  }
+  codegen::ValueEmitter* stage_values = values_;
+  std::vector<std::pair<llvm::Value*, llvm::Value*>> stores;
+  for (int v = 0; v < width; ++v) {
+    values_ = points[v].get();
+    for (const Stmt* s : chain.body) {
+      if (s->kind == StmtKind::kStore && only_stores) {
+        const DType dtype = program_.buffers[s->buffer].type.dtype;
+        llvm::Value* value = values_->ToStorage(values_->Emit(s->value), dtype);
+        stores.push_back({value, values_->Pointer(s->buffer, values_->Emit(s->index))});
+      } else if (s->kind == StmtKind::kAccUpdate) {
+        const DType dtype = kernel_->accumulators[s->acc];
+        llvm::Value* acc = b_.CreateLoad(values_->ComputeType(dtype), values_->accs[s->acc]);
+        b_.CreateStore(values_->Combine(s->combine, dtype, acc, values_->Emit(s->value), false),
+                       values_->accs[s->acc]);
+      } else {
+        EmitStmt(*s);
+      }
+    }
+  }
+  values_ = stage_values;
+  for (const auto& [value, pointer] : stores) b_.CreateStore(value, pointer);
+  values_->ClearCache();
+}
+
+void NvptxKernel::BlockStridedChain(const LoopChain& chain) {
+  if (chain.points <= 0) return;
+  llvm::Value* tid = Special(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x);
+  const int64_t inner = chain.loops.empty() ? 1 : chain.loops.back()->extent;
+  for (int width = VectorWidth(chain.points, inner); width >= 1; width /= 2) {
+    const int64_t slots = int64_t{threads_} * width;
+    if (chain.points % slots != 0 || chain.points / threads_ > kMaxUnrolledPoints) continue;
+    for (int64_t j = 0; j < chain.points / slots; ++j) {
+      llvm::Value* slot = b_.CreateAdd(tid, b_.getInt64(j * threads_), "", true, true);
+      VectorPoints(chain, b_.CreateMul(slot, b_.getInt64(width), "", true, true), width);
+    }
+    return;
+  }
+  StridedChain(chain, tid, b_.getInt64(threads_));
 }
 
 llvm::Value* NvptxKernel::ShuffleXor(llvm::Value* v, int lane_mask) {
@@ -304,8 +458,8 @@ llvm::Value* NvptxKernel::CombineArgmax(DType dtype, llvm::Value* value, llvm::V
                                         llvm::Value** out_index) {
   // The sequential scan keeps the first maximum (NaN counts as largest): the
   // other partial wins if strictly better, or equally good at a lower index.
-  llvm::Value* better = values_.ArgmaxTake(dtype, other_value, value);
-  llvm::Value* worse = values_.ArgmaxTake(dtype, value, other_value);
+  llvm::Value* better = values_->ArgmaxTake(dtype, other_value, value);
+  llvm::Value* worse = values_->ArgmaxTake(dtype, value, other_value);
   llvm::Value* tie_lower = b_.CreateAnd(b_.CreateNot(worse), b_.CreateICmpSLT(other_index, index));
   llvm::Value* take = b_.CreateOr(better, tie_lower);
   *out_index = b_.CreateSelect(take, other_index, index);
@@ -313,19 +467,18 @@ llvm::Value* NvptxKernel::CombineArgmax(DType dtype, llvm::Value* value, llvm::V
 }
 
 void NvptxKernel::BlockCombine(const Stmt& update) {
-  const int threads = RowReductionThreads(shape_.row.reduce.points);
-  const int warps = threads / 32;
-  const DType dtype = kernel_.accumulators[update.acc];
+  const int warps = threads_ / 32;
+  const DType dtype = kernel_->accumulators[update.acc];
   const bool argmax = update.kind == StmtKind::kArgmaxUpdate;
-  llvm::Type* t = values_.ComputeType(dtype);
-  values_.ClearCache();
-  llvm::Value* v = b_.CreateLoad(t, values_.accs[update.acc]);
-  llvm::Value* idx = argmax ? b_.CreateLoad(b_.getInt64Ty(), values_.accs[update.acc + 1]) : nullptr;
+  llvm::Type* t = values_->ComputeType(dtype);
+  values_->ClearCache();
+  llvm::Value* v = b_.CreateLoad(t, values_->accs[update.acc]);
+  llvm::Value* idx = argmax ? b_.CreateLoad(b_.getInt64Ty(), values_->accs[update.acc + 1]) : nullptr;
   auto combine = [&](llvm::Value* ov, llvm::Value* oi) {
     if (argmax) {
       v = CombineArgmax(dtype, v, idx, ov, oi, &idx);
     } else {
-      v = values_.Combine(update.combine, dtype, v, ov, false);
+      v = values_->Combine(update.combine, dtype, v, ov, false);
     }
   };
   for (int lane_mask = 16; lane_mask >= 1; lane_mask /= 2) {
@@ -359,33 +512,58 @@ void NvptxKernel::BlockCombine(const Stmt& update) {
     for (int w = 1; w < warps; ++w) combine(load_v(w), argmax ? load_i(w) : nullptr);
     Barrier();
   }
-  b_.CreateStore(v, values_.accs[update.acc]);
-  if (argmax) b_.CreateStore(idx, values_.accs[update.acc + 1]);
-  values_.ClearCache();
+  b_.CreateStore(v, values_->accs[update.acc]);
+  if (argmax) b_.CreateStore(idx, values_->accs[update.acc + 1]);
+  values_->ClearCache();
+}
+
+// Threads per block for a row group: the stages' largest row reduction,
+// lowered to a multiple of 32 that lets the first stage's reduction run as
+// constant, vector-wide points (see nvptx_kernel.h).
+int NvptxKernel::RowGroupThreads() const {
+  int threads = 64;
+  for (const auto& stage : stages_) {
+    threads = std::max(threads, RowReductionThreads(stage->shape.row.reduce.points));
+  }
+  const LoopChain& reduce = stages_[0]->shape.row.reduce;
+  const int64_t inner = reduce.loops.empty() ? 1 : reduce.loops.back()->extent;
+  const int width = VectorWidth(reduce.points, inner);
+  const int64_t slots = reduce.points / width;
+  for (int64_t t = std::min<int64_t>(threads, slots); t >= 64; t -= 32) {
+    if (t % 32 == 0 && slots % t == 0 && slots / t * width <= kMaxUnrolledPoints) {
+      return static_cast<int>(t);
+    }
+  }
+  return threads;
 }
 
 void NvptxKernel::EmitRowReduction(KernelLaunch& launch) {
-  const RowReduction& row = shape_.row;
-  const int threads = RowReductionThreads(row.reduce.points);
-  launch.block = {static_cast<uint32_t>(threads), 1, 1};
-  Annotate(module_, fn_, "maxntidx", threads);
-  const LoopChain& rows = shape_.phases[0];
-  llvm::Value* tid = Special(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x);
-  llvm::Value* ntid = b_.getInt64(threads);
+  threads_ = RowGroupThreads();
+  launch.block = {static_cast<uint32_t>(threads_), 1, 1};
+  Annotate(module_, fn_, "maxntidx", threads_);
+  const LoopChain& rows = shape_->phases[0];
   llvm::Value* first_row = Special(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x);
   llvm::Value* row_step = Special(llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x);
   ForLoop(first_row, b_.getInt64(std::max<int64_t>(rows.points, 0)), row_step, [&](llvm::Value* r) {
-    SetChainVars(rows, r);
-    EmitStmts(row.inits);
-    StridedChain(row.reduce, tid, ntid);
-    BlockCombine(*row.reduce.body[0]);
-    for (const Stmt* s : row.rest) {
-      if (s->kind == StmtKind::kLoop) {
-        StridedChain(PeelChain({s}), tid, ntid);
-      } else {
-        If(b_.CreateICmpEQ(tid, b_.getInt64(0)), [&] { EmitStmt(*s); });
+    for (size_t s = 0; s < stages_.size(); ++s) {
+      UseStage(s);
+      // What earlier stages stored for this row is visible to the block.
+      if (s > 0) Barrier();
+      const RowReduction& row = shape_->row;
+      SetChainVars(shape_->phases[0], r);
+      EmitStmts(row.inits);
+      BlockStridedChain(row.reduce);
+      BlockCombine(*row.reduce.body[0]);
+      for (const Stmt* st : row.rest) {
+        if (st->kind == StmtKind::kLoop) {
+          BlockStridedChain(PeelChain({st}));
+        } else {
+          llvm::Value* tid = Special(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x);
+          If(b_.CreateICmpEQ(tid, b_.getInt64(0)), [&] { EmitStmt(*st); });
+        }
       }
     }
+    UseStage(0);
   });
 }
 
@@ -395,14 +573,24 @@ absl::StatusOr<std::unique_ptr<llvm::Module>> EmitNvptxModule(const kernel::Prog
                                                               std::vector<KernelLaunch>& launches) {
   auto module = std::make_unique<llvm::Module>("rk_gpu_program", context);
   const codegen::CodegenOptions codegen_options{options.fast_math, options.low_precision, 1, 1};
+  std::vector<KernelShape> shapes;
   for (const kernel::Kernel& k : program.kernels) {
-    KernelShape shape = AnalyzeKernel(program, k);
-    if (shape.form == KernelForm::kGridStride && shape.local_bytes > 16384) {
+    shapes.push_back(AnalyzeKernel(program, k));
+    if (shapes.back().form == KernelForm::kGridStride && shapes.back().local_bytes > 16384) {
       return absl::UnimplementedError(absl::StrCat(
-          "cuda: kernel ", k.name, " (", k.detail, ") needs ", shape.local_bytes,
+          "cuda: kernel ", k.name, " (", k.detail, ") needs ", shapes.back().local_bytes,
           " bytes of per-thread scratch"));
     }
-    NvptxKernel emitter(*module, codegen_options, program, k, std::move(shape));
+  }
+  for (const std::vector<int>& group : PlanRowGroups(program, shapes)) {
+    std::vector<kernel::Kernel> kernels;
+    std::vector<KernelShape> group_shapes;
+    for (int k : group) {
+      kernels.push_back(program.kernels[k]);
+      group_shapes.push_back(shapes[k]);
+    }
+    NvptxKernel emitter(*module, codegen_options, program, std::move(kernels),
+                        std::move(group_shapes));
     KernelLaunch launch;
     emitter.Emit(launch);
     launches.push_back(std::move(launch));
