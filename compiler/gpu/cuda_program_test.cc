@@ -216,6 +216,40 @@ TEST(CudaDiffTest, SoftmaxAndLayerNorm) {
   }
 }
 
+// Row groups, vector-wide points and inlined upcasts (row_group.h,
+// inline_producers.h, nvptx_kernel.h) on shapes that take each path.
+TEST(CudaDiffTest, RowGroupsVectorPointsAndInlinedProducers) {
+  REQUIRE_GPU();
+  for (const char* dtype : kFloatTypes) {
+    for (const char* shape : {"96,768", "40,4096", "7,96"}) {
+      const std::string t = absl::StrCat(dtype, "[", shape, "]");
+      const std::string last = std::string(shape).substr(std::string(shape).find(',') + 1);
+      const std::string v = absl::StrCat(dtype, "[", last, "]");
+      // Two row groups read the same upcast input.
+      Check(absl::StrCat("graph @g(%x: ", t, ", %g: ", v, ", %b: ", v, ") {\n",
+                         " %s = softmax(%x) {axis=1} : ", t, "\n",
+                         " %n = layer_norm(%x, %g, %b) {axis=1, eps=1e-5} : ", t, "\n",
+                         " %a = add(%s, %n) : ", t, "\n",
+                         " %e = exp(%a) : ", t, "\n",
+                         " return %s, %n, %e\n}"),
+            std::string(dtype) == "f32" ? 5e-5 : Tolerance(dtype));
+    }
+    Check(absl::StrCat("graph @g(%x: ", dtype, "[512,1024], %b: ", dtype, "[1024]) {\n",
+                       " %a = add(%x, %b) : ", dtype, "[512,1024]\n",
+                       " %g = gelu(%a) : ", dtype, "[512,1024]\n",
+                       " %s = sigmoid(%g) : ", dtype, "[512,1024]\n return %s, %a\n}"),
+          Tolerance(dtype));
+  }
+  // A per-row value read across rows keeps its kernels apart, and stays right.
+  Check(R"(graph @g(%x: f32[64,64]) {
+    %m = reduce_max(%x) {axes=[1], keepdim=false} : f32[64]
+    %a = add(%x, %m) : f32[64,64]
+    %s = reduce_sum(%a) {axes=[1], keepdim=false} : f32[64]
+    return %s
+  })",
+        1e-5);
+}
+
 TEST(CudaDiffTest, Matmul) {
   REQUIRE_GPU();
   for (const char* dtype : {"f32", "f16", "bf16", "i32", "f64"}) {

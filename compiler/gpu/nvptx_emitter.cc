@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "compiler/gpu/nvptx_kernel.h"
+#include "compiler/gpu/inline_producers.h"
 #include "compiler/gpu/row_group.h"
 #include "llvm/IR/IntrinsicsNVPTX.h"
 #include "llvm/IR/Verifier.h"
@@ -99,9 +100,13 @@ void NvptxKernel::Begin(KernelLaunch& launch) {
   launch.buffers.erase(std::unique(launch.buffers.begin(), launch.buffers.end()),
                        launch.buffers.end());
   std::sort(writes.begin(), writes.end());
+  // Vector widths follow the widest element streamed; a row reduction's
+  // one-value-per-row buffers (a row's max, mean) do not count.
   max_elem_bytes_ = 1;
   for (int32_t b : launch.buffers) {
-    max_elem_bytes_ = std::max(max_elem_bytes_, DTypeSize(program_.buffers[b].type.dtype));
+    const TensorType& t = program_.buffers[b].type;
+    if (shape_->form == KernelForm::kRowReduction && t.num_elements() <= shape_->work) continue;
+    max_elem_bytes_ = std::max(max_elem_bytes_, DTypeSize(t.dtype));
   }
   const bool group = stages_.size() > 1;
   launch.entry = "rk_" + kernel_->name;
@@ -567,10 +572,13 @@ void NvptxKernel::EmitRowReduction(KernelLaunch& launch) {
   });
 }
 
-absl::StatusOr<std::unique_ptr<llvm::Module>> EmitNvptxModule(const kernel::Program& program,
+absl::StatusOr<std::unique_ptr<llvm::Module>> EmitNvptxModule(const kernel::Program& original,
                                                               const GpuOptions& options,
                                                               llvm::LLVMContext& context,
                                                               std::vector<KernelLaunch>& launches) {
+  // The GPU's own copy: cheap producers are recomputed where they are read.
+  kernel::Program program = original;
+  InlineElementwiseProducers(program);
   auto module = std::make_unique<llvm::Module>("rk_gpu_program", context);
   const codegen::CodegenOptions codegen_options{options.fast_math, options.low_precision, 1, 1};
   std::vector<KernelShape> shapes;

@@ -98,6 +98,21 @@ TEST(PtxCompilerTest, RowGroupReadsTheRowOnce) {
   EXPECT_EQ(ln.launches[0].block[0], 192u);  // 768 / 4: a multiple of 32
 }
 
+TEST(PtxCompilerTest, HalfTypeRowGroupsRecomputeTheUpcast) {
+  // bf16 softmax lowers to a cast kernel (x to an f32 temp) and two row
+  // reductions; the cast is recomputed where it is read: one kernel that
+  // reads x 16 bytes at a time and writes no f32 copy.
+  PtxProgram p = Ptx(R"(graph @g(%x: bf16[64,4096]) {
+    %y = softmax(%x) {axis=1} : bf16[64,4096]
+    return %y
+  })");
+  ASSERT_EQ(p.launches.size(), 1u);
+  EXPECT_EQ(p.launches[0].block[0], 512u);  // 8 elements a thread
+  EXPECT_EQ(Count(p.ptx, "ld.global.nc.v4.u32"), 1) << p.ptx;
+  EXPECT_EQ(Count(p.ptx, "st.global.v4.f32"), 0) << p.ptx;
+  EXPECT_EQ(Count(p.ptx, "st.global.v4.b32"), 1) << p.ptx;
+}
+
 TEST(PtxCompilerTest, CrossRowDependenciesKeepKernelsApart) {
   // The sum's prologue reads the max of row j for column j: not row-local.
   PtxProgram p = Ptx(R"(graph @g(%x: f32[64,64]) {
