@@ -133,7 +133,7 @@ int Run(bool quick, const std::string& json_path) {
 
   std::string json = "[";
   std::string phases_table;
-  std::printf("%-18s %-5s %-14s %4s %9s %9s %9s %8s %8s %8s\n", "case", "dtype", "shape", "krn",
+  std::printf("%-18s %-5s %-14s %4s %9s %9s %9s %8s %8s %8s\n", "case", "dtype", "shape", "lnch",
               "cold_ms", "warm_ms", "kernel_ms", "GB/s", "%copy", "TFLOP/s");
   for (const Case& c : cases) {
     absl::StatusOr<Graph> graph = Parse(c.text);
@@ -174,7 +174,7 @@ int Run(bool quick, const std::string& json_path) {
     const double tflops = c.flops > 0 ? c.flops / (*ms * 1e9) : 0;
     const std::string shape = graph->type(graph->inputs()[0]).shape.ToString();
     std::printf("%-18s %-5s %-14s %4d %9.1f %9.1f %9.3f %8.0f %7.0f%% %8.2f\n", c.name.c_str(),
-                c.dtype.c_str(), shape.c_str(), exe->num_kernels(), cold_ms,
+                c.dtype.c_str(), shape.c_str(), static_cast<int>(program->ptx().launches.size()), cold_ms,
                 again.ok() ? warm_ms : -1.0, *ms, gbs, 100 * gbs / *copy, tflops);
     const PhaseTimings& cold = exe->timings();
     const double warm_codegen = again.ok() ? again->timings().codegen_ms : -1.0;
@@ -185,11 +185,12 @@ int Run(bool quick, const std::string& json_path) {
                           cold.codegen_ms - warm_codegen);
     absl::StrAppendFormat(
         &json,
-        "%s\n {\"case\": \"%s\", \"dtype\": \"%s\", \"shape\": \"%s\", \"kernels\": %d, "
+        "%s\n {\"case\": \"%s\", \"dtype\": \"%s\", \"shape\": \"%s\", \"kernels\": %d, \"launches\": %d, "
         "\"cold_compile_ms\": %.2f, \"warm_compile_ms\": %.2f, \"kernel_ms\": %.4f, "
         "\"gb_per_s\": %.1f, \"copy_gb_per_s\": %.1f, \"tflops\": %.3f, \"phases\": %s, "
         "\"warm_phases\": %s}",
-        json.size() > 1 ? "," : "", c.name, c.dtype, shape, exe->num_kernels(), cold_ms, warm_ms,
+        json.size() > 1 ? "," : "", c.name, c.dtype, shape, exe->num_kernels(),
+        static_cast<int>(program->ptx().launches.size()), cold_ms, warm_ms,
         *ms, gbs, *copy, tflops, cold.ToJson(),
         again.ok() ? again->timings().ToJson() : std::string("null"));
   }

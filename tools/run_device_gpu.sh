@@ -61,7 +61,8 @@ run_torch() {
 run_fuzz() {
   local seconds="${1:-60}"
   local dir=/tmp/rk/fuzz_gpu
-  /tmp/rk/reprokit fuzz --time "${seconds}s" -j 8 --out "$dir" --no-emit --quiet > "$out/fuzz.log" 2>&1
+  /tmp/rk/reprokit fuzz --time "${seconds}s" -j 8 --out "$dir" --no-emit --quiet \
+    --minimize-time 10 > "$out/fuzz.log" 2>&1
   local status=$?
   echo "--- reprokit fuzz exit $status"
   cp "$dir/summary.md" "$dir/summary.json" "$out/" 2>/dev/null || true
@@ -87,12 +88,13 @@ case "$what" in
   fuzz) unpack; run_fuzz "$@"; s=$?; pack; exit $s ;;
   all)
     unpack
-    run_tests; t=$?
-    run_bench; b=$?
-    run_torch; p=$?
+    # Packed after each step: a call cut off at its limit still brings back
+    # what finished.
+    run_tests; t=$?; pack
+    run_bench; b=$?; pack
+    run_torch; p=$?; pack
     f=0
-    if [[ "${1:-0}" != 0 ]]; then run_fuzz "$1"; f=$?; fi
-    pack
+    if [[ "${1:-0}" != 0 ]]; then run_fuzz "$1"; f=$?; pack; fi
     echo "=== tests exit $t, bench exit $b, torch exit $p, fuzz exit $f"
     exit $((t | b | p | f)) ;;
   *) echo "usage: tools/run_device_gpu.sh tests|bench|torch|fuzz|all [args]" >&2; exit 2 ;;

@@ -199,9 +199,14 @@ void NvptxKernel::Barrier() {
 
 llvm::Value* NvptxKernel::SharedArray(llvm::Type* element, int64_t count, const char* name) {
   auto* type = llvm::ArrayType::get(element, count);
-  return new llvm::GlobalVariable(module_, type, false, llvm::GlobalValue::InternalLinkage,
-                                  llvm::UndefValue::get(type), absl::StrCat(fn_->getName().str(), "_", name),
-                                  nullptr, llvm::GlobalValue::NotThreadLocal, 3);
+  auto* array = new llvm::GlobalVariable(module_, type, false, llvm::GlobalValue::InternalLinkage,
+                                         llvm::UndefValue::get(type),
+                                         absl::StrCat(fn_->getName().str(), "_", name), nullptr,
+                                         llvm::GlobalValue::NotThreadLocal, 3);
+  // The vectorizer reads partials 16 bytes at a time; row groups place
+  // several arrays of any length one after another.
+  array->setAlignment(llvm::Align(16));
+  return array;
 }
 
 void NvptxKernel::If(llvm::Value* cond, const std::function<void()>& then) {
@@ -522,9 +527,11 @@ void NvptxKernel::BlockCombine(const Stmt& update) {
   values_->ClearCache();
 }
 
-// Threads per block for a row group: the stages' largest row reduction,
-// lowered to a multiple of 32 that lets the first stage's reduction run as
-// constant, vector-wide points (see nvptx_kernel.h).
+// Threads per block for a row group: at most the stages' largest row
+// reduction wants, and where the first stage's reduction can run as
+// constant, vector-wide points (see nvptx_kernel.h), the largest multiple of
+// 32 (>= 64, <= 256) that makes that exact: several 16-byte loads a thread
+// and several blocks an SM keep memory busy through the barriers.
 int NvptxKernel::RowGroupThreads() const {
   int threads = 64;
   for (const auto& stage : stages_) {
@@ -534,10 +541,8 @@ int NvptxKernel::RowGroupThreads() const {
   const int64_t inner = reduce.loops.empty() ? 1 : reduce.loops.back()->extent;
   const int width = VectorWidth(reduce.points, inner);
   const int64_t slots = reduce.points / width;
-  for (int64_t t = std::min<int64_t>(threads, slots); t >= 64; t -= 32) {
-    if (t % 32 == 0 && slots % t == 0 && slots / t * width <= kMaxUnrolledPoints) {
-      return static_cast<int>(t);
-    }
+  for (int64_t t = std::min<int64_t>({threads, 256, slots}) / 32 * 32; t >= 64; t -= 32) {
+    if (slots % t == 0 && slots / t * width <= kMaxUnrolledPoints) return static_cast<int>(t);
   }
   return threads;
 }

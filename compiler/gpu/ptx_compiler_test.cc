@@ -83,12 +83,25 @@ TEST(PtxCompilerTest, SoftmaxRowsReduceWithWarpShuffles) {
 }
 
 TEST(PtxCompilerTest, RowGroupReadsTheRowOnce) {
-  // The thread's four elements are loaded once, 16 bytes wide, and serve the
+  // The thread's elements are loaded once, 16 bytes at a time, and serve the
   // max, the sum and the divide; the output goes out 16 bytes wide.
   PtxProgram p = Ptx(kSoftmax);
   EXPECT_EQ(Count(p.ptx, "ld.global.nc.v4.f32"), 1) << p.ptx;
   EXPECT_EQ(Count(p.ptx, "ld.global.nc.f32"), 0) << p.ptx;
   EXPECT_EQ(Count(p.ptx, "st.global.v4.f32"), 1) << p.ptx;
+  // Long rows: at most 256 threads, 16 elements each.
+  PtxProgram wide = Ptx(R"(graph @g(%x: f32[32,4096]) {
+    %y = softmax(%x) {axis=1} : f32[32,4096]
+    return %y
+  })");
+  ASSERT_EQ(wide.launches.size(), 1u);
+  EXPECT_EQ(wide.launches[0].block[0], 256u);
+  EXPECT_EQ(Count(wide.ptx, "ld.global.nc.v4.f32"), 4) << wide.ptx;
+  EXPECT_EQ(Count(wide.ptx, "st.global.v4.f32"), 4) << wide.ptx;
+  // Shared partials are 16-byte aligned: the vectorizer reads them 16 bytes
+  // at a time (a misaligned address on the GPU otherwise).
+  EXPECT_FALSE(absl::StrContains(p.ptx, ".shared .align 4")) << p.ptx;
+  EXPECT_FALSE(absl::StrContains(p.ptx, ".shared .align 8")) << p.ptx;
   // layer_norm: mean, then variance + normalize, also one kernel.
   PtxProgram ln = Ptx(R"(graph @g(%x: f32[300,768], %w: f32[768], %b: f32[768]) {
     %y = layer_norm(%x, %w, %b) {axis=1, eps=1e-5} : f32[300,768]
@@ -107,10 +120,10 @@ TEST(PtxCompilerTest, HalfTypeRowGroupsRecomputeTheUpcast) {
     return %y
   })");
   ASSERT_EQ(p.launches.size(), 1u);
-  EXPECT_EQ(p.launches[0].block[0], 512u);  // 8 elements a thread
-  EXPECT_EQ(Count(p.ptx, "ld.global.nc.v4.u32"), 1) << p.ptx;
+  EXPECT_EQ(p.launches[0].block[0], 256u);  // 16 elements a thread
+  EXPECT_EQ(Count(p.ptx, "ld.global.nc.v4.u32"), 2) << p.ptx;
   EXPECT_EQ(Count(p.ptx, "st.global.v4.f32"), 0) << p.ptx;
-  EXPECT_EQ(Count(p.ptx, "st.global.v4.b32"), 1) << p.ptx;
+  EXPECT_EQ(Count(p.ptx, "st.global.v4.b32"), 2) << p.ptx;
 }
 
 TEST(PtxCompilerTest, CrossRowDependenciesKeepKernelsApart) {
