@@ -7,7 +7,8 @@
 #   tools/run_device_gpu.sh bench     # bench/gpu_bench (add --quick after it for small shapes)
 #   tools/run_device_gpu.sh torch     # bench/torch_compare.py (PyTorch 2.11, Inductor)
 #   tools/run_device_gpu.sh fuzz [S]  # reprokit fuzz, cpu + cpu-O0 + cuda vs fp64, S seconds (60)
-#   tools/run_device_gpu.sh all [S]   # tests, bench, torch, then fuzz for S seconds (0: no fuzz)
+#   tools/run_device_gpu.sh all [S]   # tests, bench (+ JIT -O1 and driver-cache reruns), torch,
+#                                     # then fuzz for S seconds (0: no fuzz)
 # Logs and results go to /tmp/rk/out; when $OUT is set (the device tool
 # brings back at most 8 files) everything is also packed into
 # $OUT/results.tar.gz, with the main text results beside it.
@@ -75,10 +76,26 @@ run_fuzz() {
 pack() {
   [[ -n "${OUT:-}" ]] || return 0
   tar -C /tmp/rk -czf "$OUT/results.tar.gz" out
-  for f in cuda_program_test.log gpu_bench.txt torch_compare.txt summary.md; do
-    [[ -f "$out/$f" ]] && cp "$out/$f" "$OUT/"
+  local name
+  for name in cuda_program_test.log gpu_bench.txt gpu_bench_jit_o1.txt gpu_bench_rerun.txt \
+              torch_compare.txt summary.md; do
+    [[ -f "$out/$name" ]] && cp "$out/$name" "$OUT/"
   done
   return 0
+}
+
+# The compile-latency variants: the driver's JIT at -O1, and a second
+# process with the driver's on-disk JIT cache warm from the first.
+run_bench_variants() {
+  echo "--- gpu_bench with REPROKIT_CUDA_JIT_O=1"
+  REPROKIT_CUDA_JIT_O=1 /tmp/rk/gpu_bench --json "$out/gpu_bench_jit_o1.json" > "$out/gpu_bench_jit_o1.txt" 2>&1
+  local a=$?
+  tail -16 "$out/gpu_bench_jit_o1.txt"
+  echo "--- gpu_bench again (driver JIT cache warm)"
+  /tmp/rk/gpu_bench --json "$out/gpu_bench_rerun.json" > "$out/gpu_bench_rerun.txt" 2>&1
+  local b=$?
+  tail -16 "$out/gpu_bench_rerun.txt"
+  return $((a | b))
 }
 
 case "$what" in
@@ -92,6 +109,7 @@ case "$what" in
     # what finished.
     run_tests; t=$?; pack
     run_bench; b=$?; pack
+    run_bench_variants || b=1; pack
     run_torch; p=$?; pack
     f=0
     if [[ "${1:-0}" != 0 ]]; then run_fuzz "$1"; f=$?; pack; fi
