@@ -1,7 +1,8 @@
 // Internal to compiler/gpu: emits one NVPTX entry for one kernel, or for a
 // row group (row_group.h: row-reduction kernels run as stages of one block per
-// row) (nvptx_emitter.cc for grid-stride and row-reduction kernels,
-// nvptx_matmul.cc for matmul).
+// row) (nvptx_emitter.cc for the entry and grid-stride kernels,
+// nvptx_rows.cc for row reductions and row groups, nvptx_matmul.cc for
+// matmul).
 //
 // Thread mapping of a strided chain of P points over T threads: where P is a
 // multiple of T * V (V consecutive points a thread, V chosen so accesses are
@@ -25,6 +26,9 @@
 namespace rk::compiler::gpu {
 
 inline constexpr int kMaxUnrolledPoints = 16;
+
+// Adds `!nvvm.annotations` {fn, key, value} (e.g. "kernel", "maxntidx").
+void Annotate(llvm::Module& module, llvm::Function* fn, const char* key, int value);
 
 class NvptxKernel {
  public:
