@@ -6,14 +6,18 @@
 #   tools/run_device_gpu.sh tests     # GPU gtests + the CLI on an example
 #   tools/run_device_gpu.sh bench     # bench/gpu_bench (add --quick after it for small shapes)
 #   tools/run_device_gpu.sh torch     # bench/torch_compare.py (PyTorch 2.11, Inductor)
-#   tools/run_device_gpu.sh all       # tests, then bench
-# Results go to $OUT when set (the device tool brings them back), else /tmp/rk/out.
+#   tools/run_device_gpu.sh fuzz [S]  # reprokit fuzz, cpu + cpu-O0 + cuda vs fp64, S seconds (60)
+#   tools/run_device_gpu.sh all [S]   # tests, bench (+ JIT -O1 and driver-cache reruns), torch,
+#                                     # then fuzz for S seconds (0: no fuzz)
+# Logs and results go to /tmp/rk/out; when $OUT is set (the device tool
+# brings back at most 8 files) everything is also packed into
+# $OUT/results.tar.gz, with the main text results beside it.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
 what="${1:-all}"
 shift || true
-out="${OUT:-/tmp/rk/out}"
+out=/tmp/rk/out
 mkdir -p /tmp/rk "$out"
 
 unpack() {
@@ -27,14 +31,14 @@ unpack() {
   done
   cp .device/libdevice.10.bc /tmp/rk/
   export REPROKIT_LIBDEVICE=/tmp/rk/libdevice.10.bc
-  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
+  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv,noheader || true
+  cat .device/COMMIT 2>/dev/null || true
 }
 
 run_tests() {
-  local status=0
-  /tmp/rk/cuda_program_test --gtest_output="xml:$out/cuda_program_test.xml" 2>&1 |
-    tee "$out/cuda_program_test.log" | grep -E '^\[ *(OK|FAILED|SKIPPED|PASSED) *\]|Failure|error' || true
-  [[ "${PIPESTATUS[0]}" -eq 0 ]] || status=1
+  /tmp/rk/cuda_program_test --gtest_output="xml:$out/cuda_program_test.xml" > "$out/cuda_program_test.log" 2>&1
+  local status=$?
+  grep -E '^\[ *(OK|FAILED|SKIPPED|PASSED) *\]|Failure|error|rmse' "$out/cuda_program_test.log" | head -80
   echo "--- reprokit compile --device=cuda examples/softmax.rk"
   mkdir -p /tmp/rk/dump
   if [[ -f examples/softmax.rk ]]; then
@@ -55,10 +59,61 @@ run_torch() {
   return "${PIPESTATUS[0]}"
 }
 
+run_fuzz() {
+  local seconds="${1:-60}"
+  local dir=/tmp/rk/fuzz_gpu
+  /tmp/rk/reprokit fuzz --time "${seconds}s" -j 8 --out "$dir" --no-emit --quiet \
+    --minimize-time 10 > "$out/fuzz.log" 2>&1
+  local status=$?
+  echo "--- reprokit fuzz exit $status"
+  cp "$dir/summary.md" "$dir/summary.json" "$out/" 2>/dev/null || true
+  cat "$dir/summary.md" 2>/dev/null | head -60
+  tar -C /tmp/rk -czf "$out/fuzz_gpu.tar.gz" fuzz_gpu 2>/dev/null || true
+  # 1 means new findings, which is a result, not a broken run.
+  [[ $status -le 1 ]]
+}
+
+pack() {
+  [[ -n "${OUT:-}" ]] || return 0
+  tar -C /tmp/rk -czf "$OUT/results.tar.gz" out
+  local name
+  for name in cuda_program_test.log gpu_bench.txt gpu_bench_jit_o1.txt gpu_bench_rerun.txt \
+              torch_compare.txt summary.md; do
+    [[ -f "$out/$name" ]] && cp "$out/$name" "$OUT/"
+  done
+  return 0
+}
+
+# The compile-latency variants: the driver's JIT at -O1, and a second
+# process with the driver's on-disk JIT cache warm from the first.
+run_bench_variants() {
+  echo "--- gpu_bench with REPROKIT_CUDA_JIT_O=1"
+  REPROKIT_CUDA_JIT_O=1 /tmp/rk/gpu_bench --json "$out/gpu_bench_jit_o1.json" > "$out/gpu_bench_jit_o1.txt" 2>&1
+  local a=$?
+  tail -16 "$out/gpu_bench_jit_o1.txt"
+  echo "--- gpu_bench again (driver JIT cache warm)"
+  /tmp/rk/gpu_bench --json "$out/gpu_bench_rerun.json" > "$out/gpu_bench_rerun.txt" 2>&1
+  local b=$?
+  tail -16 "$out/gpu_bench_rerun.txt"
+  return $((a | b))
+}
+
 case "$what" in
-  tests) unpack; run_tests ;;
-  bench) unpack; run_bench "$@" ;;
-  torch) run_torch "$@" ;;
-  all) unpack; run_tests; t=$?; run_bench "$@"; b=$?; exit $((t | b)) ;;
-  *) echo "usage: tools/run_device_gpu.sh tests|bench|torch|all [args]" >&2; exit 2 ;;
+  tests) unpack; run_tests; s=$?; pack; exit $s ;;
+  bench) unpack; run_bench "$@"; s=$?; pack; exit $s ;;
+  torch) run_torch "$@"; s=$?; pack; exit $s ;;
+  fuzz) unpack; run_fuzz "$@"; s=$?; pack; exit $s ;;
+  all)
+    unpack
+    # Packed after each step: a call cut off at its limit still brings back
+    # what finished.
+    run_tests; t=$?; pack
+    run_bench; b=$?; pack
+    run_bench_variants || b=1; pack
+    run_torch; p=$?; pack
+    f=0
+    if [[ "${1:-0}" != 0 ]]; then run_fuzz "$1"; f=$?; pack; fi
+    echo "=== tests exit $t, bench exit $b, torch exit $p, fuzz exit $f"
+    exit $((t | b | p | f)) ;;
+  *) echo "usage: tools/run_device_gpu.sh tests|bench|torch|fuzz|all [args]" >&2; exit 2 ;;
 esac

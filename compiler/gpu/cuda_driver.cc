@@ -252,14 +252,25 @@ absl::StatusOr<std::shared_ptr<CudaModule>> CudaDevice::LoadPtx(const std::strin
   }
   static constexpr unsigned kLogSize = 16384;
   std::vector<char> log(kLogSize, 0);
-  CUjit_option keys[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
-  void* values[] = {log.data(), reinterpret_cast<void*>(static_cast<uintptr_t>(kLogSize))};
+  CUjit_option keys[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+                         CU_JIT_OPTIMIZATION_LEVEL};
+  void* values[] = {log.data(), reinterpret_cast<void*>(static_cast<uintptr_t>(kLogSize)),
+                    nullptr};
+  // The driver's PTX -> SASS compile is most of a cold compile;
+  // $REPROKIT_CUDA_JIT_O (0..4, the driver's default 4) trades its time
+  // against the code's (docs/GPU.md, docs/BENCHMARKS.md).
+  unsigned num_keys = 2;
+  if (const char* level = std::getenv("REPROKIT_CUDA_JIT_O");
+      level != nullptr && level[0] >= '0' && level[0] <= '4' && level[1] == 0) {
+    values[2] = reinterpret_cast<void*>(static_cast<uintptr_t>(level[0] - '0'));
+    num_keys = 3;
+  }
   std::shared_ptr<CudaModule> module(new CudaModule);
   CUmodule handle = nullptr;
   absl::Status s;
   if (keep_cubin) {
     CUlinkState link = nullptr;
-    s = Check(D().cuLinkCreate(2, keys, values, &link), "cuLinkCreate");
+    s = Check(D().cuLinkCreate(num_keys, keys, values, &link), "cuLinkCreate");
     if (s.ok()) {
       s = Check(D().cuLinkAddData(link, CU_JIT_INPUT_PTX, const_cast<char*>(ptx.data()),
                                   ptx.size() + 1, "kernels.ptx", 0, nullptr, nullptr),
@@ -274,7 +285,7 @@ absl::StatusOr<std::shared_ptr<CudaModule>> CudaDevice::LoadPtx(const std::strin
     }
     if (link != nullptr) D().cuLinkDestroy(link);
   } else {
-    s = Check(D().cuModuleLoadDataEx(&handle, ptx.c_str(), 2, keys, values),
+    s = Check(D().cuModuleLoadDataEx(&handle, ptx.c_str(), num_keys, keys, values),
               "cuModuleLoadDataEx");
   }
   if (!s.ok()) {

@@ -1,7 +1,10 @@
-// device=cuda end to end: compiled GPU code against the reference
+// device=cuda end to end: compiled GPU code judged against the reference
 // interpreter (every op family, f32/f16/bf16, row reductions short and long,
-// softmax, layer_norm, tiled matmul), planted faults, and the Unavailable path.
-// GPU tests skip with the driver's reason where there is no GPU.
+// softmax, layer_norm, tiled matmul) with the error-budget rule of
+// gpu_accuracy.h (allclose to the native reference at the dtype's tolerance,
+// else no farther from fp64 than the native reference is, times 2 or 3),
+// planted faults, and the Unavailable path. GPU tests skip with the driver's
+// reason where there is no GPU.
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -11,6 +14,7 @@
 #include "compiler/driver/compile.h"
 #include "compiler/driver/compile_test_util.h"
 #include "compiler/gpu/cuda_driver.h"
+#include "compiler/gpu/gpu_accuracy.h"
 #include "compiler/ir/parser.h"
 #include "gtest/gtest.h"
 
@@ -42,7 +46,7 @@ void Check(const std::string& text, double rtol, CompileOptions options = Cuda()
            const RandomSpec& spec = {}) {
   SCOPED_TRACE(text);
   options.device = "cuda";
-  absl::StatusOr<std::string> mismatch = CompareWithReference(text, options, rtol, spec);
+  absl::StatusOr<std::string> mismatch = gpu::CompareWithErrorBudget(text, options, rtol, spec);
   ASSERT_TRUE(mismatch.ok()) << mismatch.status();
   EXPECT_EQ(*mismatch, "");
 }
@@ -50,7 +54,7 @@ void Check(const std::string& text, double rtol, CompileOptions options = Cuda()
 std::string Mismatch(const std::string& text, const std::string& fault) {
   CompileOptions options = Cuda();
   options.faults = {fault};
-  absl::StatusOr<std::string> m = CompareWithReference(text, options, 1e-5);
+  absl::StatusOr<std::string> m = gpu::CompareWithErrorBudget(text, options, 1e-5);
   EXPECT_TRUE(m.ok()) << m.status();
   return m.ok() ? *m : "error";
 }
@@ -210,6 +214,40 @@ TEST(CudaDiffTest, SoftmaxAndLayerNorm) {
             std::string(dtype) == "f32" ? 5e-5 : Tolerance(dtype));
     }
   }
+}
+
+// Row groups, vector-wide points and inlined upcasts (row_group.h,
+// inline_producers.h, nvptx_kernel.h) on shapes that take each path.
+TEST(CudaDiffTest, RowGroupsVectorPointsAndInlinedProducers) {
+  REQUIRE_GPU();
+  for (const char* dtype : kFloatTypes) {
+    for (const char* shape : {"96,768", "40,4096", "7,96"}) {
+      const std::string t = absl::StrCat(dtype, "[", shape, "]");
+      const std::string last = std::string(shape).substr(std::string(shape).find(',') + 1);
+      const std::string v = absl::StrCat(dtype, "[", last, "]");
+      // Two row groups read the same upcast input.
+      Check(absl::StrCat("graph @g(%x: ", t, ", %g: ", v, ", %b: ", v, ") {\n",
+                         " %s = softmax(%x) {axis=1} : ", t, "\n",
+                         " %n = layer_norm(%x, %g, %b) {axis=1, eps=1e-5} : ", t, "\n",
+                         " %a = add(%s, %n) : ", t, "\n",
+                         " %e = exp(%a) : ", t, "\n",
+                         " return %s, %n, %e\n}"),
+            std::string(dtype) == "f32" ? 5e-5 : Tolerance(dtype));
+    }
+    Check(absl::StrCat("graph @g(%x: ", dtype, "[512,1024], %b: ", dtype, "[1024]) {\n",
+                       " %a = add(%x, %b) : ", dtype, "[512,1024]\n",
+                       " %g = gelu(%a) : ", dtype, "[512,1024]\n",
+                       " %s = sigmoid(%g) : ", dtype, "[512,1024]\n return %s, %a\n}"),
+          Tolerance(dtype));
+  }
+  // A per-row value read across rows keeps its kernels apart, and stays right.
+  Check(R"(graph @g(%x: f32[64,64]) {
+    %m = reduce_max(%x) {axes=[1], keepdim=false} : f32[64]
+    %a = add(%x, %m) : f32[64,64]
+    %s = reduce_sum(%a) {axes=[1], keepdim=false} : f32[64]
+    return %s
+  })",
+        1e-5);
 }
 
 TEST(CudaDiffTest, Matmul) {

@@ -6,6 +6,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "compiler/gpu/nvptx_kernel.h"
+#include "compiler/gpu/inline_producers.h"
+#include "compiler/gpu/row_group.h"
 #include "llvm/IR/IntrinsicsNVPTX.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/Support/raw_ostream.h"
@@ -23,14 +25,6 @@ std::vector<int32_t> KernelBuffers(const kernel::Kernel& k) {
   std::sort(all.begin(), all.end());
   all.erase(std::unique(all.begin(), all.end()), all.end());
   return all;
-}
-
-void Annotate(llvm::Module& module, llvm::Function* fn, const char* key, int value) {
-  llvm::LLVMContext& ctx = module.getContext();
-  llvm::Metadata* ops[] = {
-      llvm::ValueAsMetadata::get(fn), llvm::MDString::get(ctx, key),
-      llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(llvm::Type::getInt32Ty(ctx), value))};
-  module.getOrInsertNamedMetadata("nvvm.annotations")->addOperand(llvm::MDNode::get(ctx, ops));
 }
 
 // Truncates toward zero and wraps modulo 2^64 (NaN/Inf -> 0), as the host
@@ -63,34 +57,79 @@ void DefineDoubleToI64Wrapped(llvm::Module& module) {
 
 }  // namespace
 
+void Annotate(llvm::Module& module, llvm::Function* fn, const char* key, int value) {
+  llvm::LLVMContext& ctx = module.getContext();
+  llvm::Metadata* ops[] = {
+      llvm::ValueAsMetadata::get(fn), llvm::MDString::get(ctx, key),
+      llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(llvm::Type::getInt32Ty(ctx), value))};
+  module.getOrInsertNamedMetadata("nvvm.annotations")->addOperand(llvm::MDNode::get(ctx, ops));
+}
+
 NvptxKernel::NvptxKernel(llvm::Module& module, const codegen::CodegenOptions& options,
-                         const kernel::Program& program, kernel::Kernel kernel, KernelShape shape)
-    : module_(module), ctx_(module.getContext()), b_(ctx_), options_(options),
-      program_(program), kernel_(std::move(kernel)), shape_(std::move(shape)),
-      values_(b_, module, options_, program_, kernel_) {}
+                         const kernel::Program& program, std::vector<kernel::Kernel> kernels,
+                         std::vector<KernelShape> shapes)
+    : module_(module), ctx_(module.getContext()), b_(ctx_), options_(options), program_(program) {
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    auto stage = std::make_unique<Stage>();
+    stage->kernel = std::move(kernels[i]);
+    stage->shape = std::move(shapes[i]);
+    stage->values = std::make_unique<codegen::ValueEmitter>(b_, module_, options_, program_,
+                                                            stage->kernel);
+    stages_.push_back(std::move(stage));
+  }
+  UseStage(0);
+}
+
+void NvptxKernel::UseStage(size_t i) {
+  kernel_ = &stages_[i]->kernel;
+  shape_ = &stages_[i]->shape;
+  values_ = stages_[i]->values.get();
+  values_->ClearCache();
+}
 
 void NvptxKernel::Begin(KernelLaunch& launch) {
-  launch.entry = "rk_" + kernel_.name;
-  launch.form = shape_.form;
-  launch.work = shape_.work;
-  launch.buffers = KernelBuffers(kernel_);
+  std::vector<int32_t> writes, reads;
+  launch.buffers.clear();
+  for (const auto& stage : stages_) {
+    for (int32_t b : KernelBuffers(stage->kernel)) launch.buffers.push_back(b);
+    writes.insert(writes.end(), stage->kernel.writes.begin(), stage->kernel.writes.end());
+    reads.insert(reads.end(), stage->kernel.reads.begin(), stage->kernel.reads.end());
+  }
+  std::sort(reads.begin(), reads.end());
+  std::sort(launch.buffers.begin(), launch.buffers.end());
+  launch.buffers.erase(std::unique(launch.buffers.begin(), launch.buffers.end()),
+                       launch.buffers.end());
+  std::sort(writes.begin(), writes.end());
+  // Vector widths follow the widest element streamed; a row reduction's
+  // one-value-per-row buffers (a row's max, mean) do not count.
+  max_elem_bytes_ = 1;
+  for (int32_t b : launch.buffers) {
+    const TensorType& t = program_.buffers[b].type;
+    if (shape_->form == KernelForm::kRowReduction && t.num_elements() <= shape_->work) continue;
+    max_elem_bytes_ = std::max(max_elem_bytes_, DTypeSize(t.dtype));
+  }
+  const bool group = stages_.size() > 1;
+  launch.entry = "rk_" + kernel_->name;
+  launch.form = shape_->form;
+  launch.work = shape_->work;
   std::vector<llvm::Type*> params(launch.buffers.size(), b_.getPtrTy());
   params.push_back(b_.getInt64Ty());  // run counter
   auto* type = llvm::FunctionType::get(b_.getVoidTy(), params, false);
   fn_ = llvm::Function::Create(type, llvm::Function::ExternalLinkage, launch.entry, module_);
   fn_->addFnAttr(llvm::Attribute::NoUnwind);
   Annotate(module_, fn_, "kernel", 1);
-  values_.buffers.assign(program_.buffers.size(), nullptr);
   for (size_t i = 0; i < launch.buffers.size(); ++i) {
     const unsigned arg = static_cast<unsigned>(i);
-    fn_->addParamAttr(arg, llvm::Attribute::NoAlias);
-    const auto& writes = kernel_.writes;
-    if (!std::binary_search(writes.begin(), writes.end(), launch.buffers[i])) {
-      fn_->addParamAttr(arg, llvm::Attribute::ReadOnly);
-    }
-    values_.buffers[launch.buffers[i]] = fn_->getArg(arg);
+    // Every buffer starts 64-byte aligned (allocations; the arena's offsets).
+    fn_->addParamAttr(arg, llvm::Attribute::getWithAlignment(ctx_, llvm::Align(16)));
+    const bool written = std::binary_search(writes.begin(), writes.end(), launch.buffers[i]);
+    const bool read = std::binary_search(reads.begin(), reads.end(), launch.buffers[i]);
+    // In a row group, threads of a block pass values through buffers that are
+    // written and read, across barriers: noalias would let LLVM move those
+    // loads past them.
+    if (!group || !written || !read) fn_->addParamAttr(arg, llvm::Attribute::NoAlias);
+    if (!written) fn_->addParamAttr(arg, llvm::Attribute::ReadOnly);
   }
-  values_.run_counter = fn_->getArg(static_cast<unsigned>(launch.buffers.size()));
   entry_block_ = llvm::BasicBlock::Create(ctx_, "entry", fn_);
   b_.SetInsertPoint(entry_block_);
   if (options_.fast_math) {
@@ -101,17 +140,26 @@ void NvptxKernel::Begin(KernelLaunch& launch) {
     flags.setAllowReciprocal();
     b_.setFastMathFlags(flags);
   }
-  for (DType acc : kernel_.accumulators) {
-    values_.accs.push_back(b_.CreateAlloca(values_.ComputeType(acc)));
+  for (size_t s = 0; s < stages_.size(); ++s) {
+    UseStage(s);
+    values_->buffers.assign(program_.buffers.size(), nullptr);
+    for (size_t i = 0; i < launch.buffers.size(); ++i) {
+      values_->buffers[launch.buffers[i]] = fn_->getArg(static_cast<unsigned>(i));
+    }
+    values_->run_counter = fn_->getArg(static_cast<unsigned>(launch.buffers.size()));
+    for (DType acc : kernel_->accumulators) {
+      values_->accs.push_back(b_.CreateAlloca(values_->ComputeType(acc)));
+    }
+    for (int32_t local : kernel_->locals) {
+      if (shape_->form == KernelForm::kMatmul) break;  // the tiles replace the row
+      const auto& buf = program_.buffers[local];
+      values_->buffers[local] = b_.CreateAlloca(values_->StorageType(buf.type.dtype),
+                                                b_.getInt64(buf.type.num_elements()));
+    }
+    values_->vars.assign(kernel_->num_vars, b_.getInt64(0));
   }
-  for (int32_t local : kernel_.locals) {
-    if (shape_.form == KernelForm::kMatmul) break;  // the tiles replace the row
-    const auto& buf = program_.buffers[local];
-    values_.buffers[local] = b_.CreateAlloca(values_.StorageType(buf.type.dtype),
-                                             b_.getInt64(buf.type.num_elements()));
-  }
-  values_.vars.assign(kernel_.num_vars, b_.getInt64(0));
-  if (shape_.null_load) {
+  UseStage(0);
+  if (shape_->null_load) {
     llvm::Value* bad = b_.CreateIntToPtr(b_.getInt64(8), b_.getPtrTy());
     b_.CreateLoad(b_.getInt32Ty(), bad, /*isVolatile=*/true);
   }
@@ -119,10 +167,15 @@ void NvptxKernel::Begin(KernelLaunch& launch) {
 
 void NvptxKernel::Emit(KernelLaunch& launch) {
   Begin(launch);
-  switch (shape_.form) {
+  switch (shape_->form) {
     case KernelForm::kGridStride:
       launch.block = {kGridStrideThreads, 1, 1};
       Annotate(module_, fn_, "maxntidx", kGridStrideThreads);
+      launch.work = 1;
+      for (const LoopChain& phase : shape_->phases) {
+        const int64_t inner = phase.loops.empty() ? 1 : phase.loops.back()->extent;
+        launch.work = std::max(launch.work, phase.points / VectorWidth(phase.points, inner));
+      }
       EmitGridStride();
       break;
     case KernelForm::kRowReduction: EmitRowReduction(launch); break;
@@ -146,9 +199,14 @@ void NvptxKernel::Barrier() {
 
 llvm::Value* NvptxKernel::SharedArray(llvm::Type* element, int64_t count, const char* name) {
   auto* type = llvm::ArrayType::get(element, count);
-  return new llvm::GlobalVariable(module_, type, false, llvm::GlobalValue::InternalLinkage,
-                                  llvm::UndefValue::get(type), absl::StrCat(fn_->getName().str(), "_", name),
-                                  nullptr, llvm::GlobalValue::NotThreadLocal, 3);
+  auto* array = new llvm::GlobalVariable(module_, type, false, llvm::GlobalValue::InternalLinkage,
+                                         llvm::UndefValue::get(type),
+                                         absl::StrCat(fn_->getName().str(), "_", name), nullptr,
+                                         llvm::GlobalValue::NotThreadLocal, 3);
+  // The vectorizer reads partials 16 bytes at a time; row groups place
+  // several arrays of any length one after another.
+  array->setAlignment(llvm::Align(16));
+  return array;
 }
 
 void NvptxKernel::If(llvm::Value* cond, const std::function<void()>& then) {
@@ -159,7 +217,7 @@ void NvptxKernel::If(llvm::Value* cond, const std::function<void()>& then) {
   then();
   b_.CreateBr(done);
   b_.SetInsertPoint(done);
-  values_.ClearCache();
+  values_->ClearCache();
 }
 
 void NvptxKernel::ForLoop(llvm::Value* lo, llvm::Value* hi, llvm::Value* step,
@@ -171,7 +229,7 @@ void NvptxKernel::ForLoop(llvm::Value* lo, llvm::Value* hi, llvm::Value* step,
   b_.SetInsertPoint(loop);
   llvm::PHINode* iv = b_.CreatePHI(b_.getInt64Ty(), 2);
   iv->addIncoming(lo, pre);
-  values_.ClearCache();
+  values_->ClearCache();
   body(iv);
   llvm::Value* next = b_.CreateAdd(iv, step, "", true, true);
   llvm::BranchInst* br = b_.CreateCondBr(b_.CreateICmpSLT(next, hi), loop, exit);
@@ -187,11 +245,11 @@ void NvptxKernel::ForLoop(llvm::Value* lo, llvm::Value* hi, llvm::Value* step,
   }
   iv->addIncoming(next, b_.GetInsertBlock());
   b_.SetInsertPoint(exit);
-  values_.ClearCache();
+  values_->ClearCache();
 }
 
 void NvptxKernel::SetChainVars(const LoopChain& chain, llvm::Value* flat) {
-  values_.ClearCache();
+  values_->ClearCache();
   if (chain.loops.empty()) return;
   // 32-bit index arithmetic when it fits: division by constants is cheaper.
   const bool narrow = chain.points < (int64_t{1} << 31);
@@ -205,7 +263,7 @@ void NvptxKernel::SetChainVars(const LoopChain& chain, llvm::Value* flat) {
       v = b_.CreateURem(rest, extent);
       rest = b_.CreateUDiv(rest, extent);
     }
-    values_.vars[loop.var] = narrow ? b_.CreateZExt(v, b_.getInt64Ty()) : v;
+    values_->vars[loop.var] = narrow ? b_.CreateZExt(v, b_.getInt64Ty()) : v;
   }
 }
 
@@ -221,39 +279,53 @@ void NvptxKernel::EmitStmts(const std::vector<const Stmt*>& stmts) {
   for (const Stmt* s : stmts) EmitStmt(*s);
 }
 
+namespace {
+
+// Loads reachable from `id`.
+void CollectLoads(const kernel::Kernel& k, int32_t id, std::vector<int32_t>& out) {
+  if (id < 0) return;
+  const kernel::Expr& e = k.exprs[id];
+  if (e.kind == kernel::ExprKind::kLoad) out.push_back(id);
+  CollectLoads(k, e.a, out);
+  CollectLoads(k, e.b, out);
+  CollectLoads(k, e.c, out);
+}
+
+}  // namespace
+
 void NvptxKernel::EmitStmt(const Stmt& s) {
-  values_.ClearCache();
+  values_->ClearCache();
   switch (s.kind) {
     case StmtKind::kLoop: {
       if (s.extent <= 0) return;
       ForLoop(b_.getInt64(0), b_.getInt64(s.extent), b_.getInt64(1), [&](llvm::Value* iv) {
-        values_.vars[s.var] = iv;
+        values_->vars[s.var] = iv;
         for (const Stmt& c : s.body) EmitStmt(c);
       });
       return;
     }
     case StmtKind::kStore: {
       const DType dtype = program_.buffers[s.buffer].type.dtype;
-      llvm::Value* value = values_.ToStorage(values_.Emit(s.value), dtype);
-      b_.CreateStore(value, values_.Pointer(s.buffer, values_.Emit(s.index)));
+      llvm::Value* value = values_->ToStorage(values_->Emit(s.value), dtype);
+      b_.CreateStore(value, values_->Pointer(s.buffer, values_->Emit(s.index)));
       return;
     }
-    case StmtKind::kAccInit: b_.CreateStore(values_.Emit(s.value), values_.accs[s.acc]); return;
+    case StmtKind::kAccInit: b_.CreateStore(values_->Emit(s.value), values_->accs[s.acc]); return;
     case StmtKind::kAccUpdate: {
-      const DType dtype = kernel_.accumulators[s.acc];
-      llvm::Value* acc = b_.CreateLoad(values_.ComputeType(dtype), values_.accs[s.acc]);
-      b_.CreateStore(values_.Combine(s.combine, dtype, acc, values_.Emit(s.value), false),
-                     values_.accs[s.acc]);
+      const DType dtype = kernel_->accumulators[s.acc];
+      llvm::Value* acc = b_.CreateLoad(values_->ComputeType(dtype), values_->accs[s.acc]);
+      b_.CreateStore(values_->Combine(s.combine, dtype, acc, values_->Emit(s.value), false),
+                     values_->accs[s.acc]);
       return;
     }
     case StmtKind::kArgmaxUpdate: {
-      const DType dtype = kernel_.accumulators[s.acc];
-      llvm::Value* best = b_.CreateLoad(values_.ComputeType(dtype), values_.accs[s.acc]);
-      llvm::Value* index = b_.CreateLoad(b_.getInt64Ty(), values_.accs[s.acc + 1]);
-      llvm::Value* v = values_.Emit(s.value);
-      llvm::Value* take = values_.ArgmaxTake(dtype, v, best);
-      b_.CreateStore(b_.CreateSelect(take, v, best), values_.accs[s.acc]);
-      b_.CreateStore(b_.CreateSelect(take, values_.Emit(s.index), index), values_.accs[s.acc + 1]);
+      const DType dtype = kernel_->accumulators[s.acc];
+      llvm::Value* best = b_.CreateLoad(values_->ComputeType(dtype), values_->accs[s.acc]);
+      llvm::Value* index = b_.CreateLoad(b_.getInt64Ty(), values_->accs[s.acc + 1]);
+      llvm::Value* v = values_->Emit(s.value);
+      llvm::Value* take = values_->ArgmaxTake(dtype, v, best);
+      b_.CreateStore(b_.CreateSelect(take, v, best), values_->accs[s.acc]);
+      b_.CreateStore(b_.CreateSelect(take, values_->Emit(s.index), index), values_->accs[s.acc + 1]);
       return;
     }
     case StmtKind::kNullLoad: {
@@ -270,139 +342,112 @@ void NvptxKernel::EmitGridStride() {
       b_.CreateMul(Special(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x), ntid),
       Special(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x));
   llvm::Value* step = b_.CreateMul(Special(llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x), ntid);
-  for (const LoopChain& phase : shape_.phases) StridedChain(phase, first, step);
-}
-
-llvm::Value* NvptxKernel::ShuffleXor(llvm::Value* v, int lane_mask) {
-  llvm::Type* t = v->getType();
-  llvm::Value* mask = b_.getInt32(0xffffffffu);
-  llvm::Value* lanes = b_.getInt32(lane_mask);
-  llvm::Value* clamp = b_.getInt32(31);
-  auto shfl_i32 = [&](llvm::Value* x) {
-    return b_.CreateCall(
-        llvm::Intrinsic::getDeclaration(&module_, llvm::Intrinsic::nvvm_shfl_sync_bfly_i32),
-        {mask, x, lanes, clamp});
-  };
-  if (t->isFloatTy()) {
-    return b_.CreateCall(
-        llvm::Intrinsic::getDeclaration(&module_, llvm::Intrinsic::nvvm_shfl_sync_bfly_f32),
-        {mask, v, lanes, clamp});
-  }
-  if (t->isIntegerTy(32)) return shfl_i32(v);
-  if (t->isIntegerTy(1)) return b_.CreateTrunc(shfl_i32(b_.CreateZExt(v, b_.getInt32Ty())), t);
-  // 64-bit values travel as two halves.
-  llvm::Value* bits = t->isIntegerTy(64) ? v : b_.CreateBitCast(v, b_.getInt64Ty());
-  llvm::Value* lo = shfl_i32(b_.CreateTrunc(bits, b_.getInt32Ty()));
-  llvm::Value* hi = shfl_i32(b_.CreateTrunc(b_.CreateLShr(bits, 32), b_.getInt32Ty()));
-  llvm::Value* joined = b_.CreateOr(b_.CreateZExt(lo, b_.getInt64Ty()),
-                                    b_.CreateShl(b_.CreateZExt(hi, b_.getInt64Ty()), 32));
-  return t->isIntegerTy(64) ? joined : b_.CreateBitCast(joined, t);
-}
-
-llvm::Value* NvptxKernel::CombineArgmax(DType dtype, llvm::Value* value, llvm::Value* index,
-                                        llvm::Value* other_value, llvm::Value* other_index,
-                                        llvm::Value** out_index) {
-  // The sequential scan keeps the first maximum (NaN counts as largest): the
-  // other partial wins if strictly better, or equally good at a lower index.
-  llvm::Value* better = values_.ArgmaxTake(dtype, other_value, value);
-  llvm::Value* worse = values_.ArgmaxTake(dtype, value, other_value);
-  llvm::Value* tie_lower = b_.CreateAnd(b_.CreateNot(worse), b_.CreateICmpSLT(other_index, index));
-  llvm::Value* take = b_.CreateOr(better, tie_lower);
-  *out_index = b_.CreateSelect(take, other_index, index);
-  return b_.CreateSelect(take, other_value, value);
-}
-
-void NvptxKernel::BlockCombine(const Stmt& update) {
-  const int threads = RowReductionThreads(shape_.row.reduce.points);
-  const int warps = threads / 32;
-  const DType dtype = kernel_.accumulators[update.acc];
-  const bool argmax = update.kind == StmtKind::kArgmaxUpdate;
-  llvm::Type* t = values_.ComputeType(dtype);
-  values_.ClearCache();
-  llvm::Value* v = b_.CreateLoad(t, values_.accs[update.acc]);
-  llvm::Value* idx = argmax ? b_.CreateLoad(b_.getInt64Ty(), values_.accs[update.acc + 1]) : nullptr;
-  auto combine = [&](llvm::Value* ov, llvm::Value* oi) {
-    if (argmax) {
-      v = CombineArgmax(dtype, v, idx, ov, oi, &idx);
-    } else {
-      v = values_.Combine(update.combine, dtype, v, ov, false);
+  for (const LoopChain& phase : shape_->phases) {
+    const int64_t inner = phase.loops.empty() ? 1 : phase.loops.back()->extent;
+    const int width = VectorWidth(phase.points, inner);
+    if (width == 1) {
+      StridedChain(phase, first, step);
+      continue;
     }
-  };
-  for (int lane_mask = 16; lane_mask >= 1; lane_mask /= 2) {
-    llvm::Value* ov = ShuffleXor(v, lane_mask);
-    combine(ov, argmax ? ShuffleXor(idx, lane_mask) : nullptr);
-  }
-  if (warps > 1) {
-    llvm::Value* tid = Special(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x);
-    llvm::Value* shared_v = SharedArray(t, warps, "partials");
-    llvm::Value* shared_i = argmax ? SharedArray(b_.getInt64Ty(), warps, "indices") : nullptr;
-    auto* vt = llvm::ArrayType::get(t, warps);
-    auto* it = llvm::ArrayType::get(b_.getInt64Ty(), warps);
-    llvm::Value* warp = b_.CreateLShr(tid, 5);
-    llvm::Value* lane0 = b_.CreateICmpEQ(b_.CreateAnd(tid, 31), b_.getInt64(0));
-    llvm::Value* v_now = v;
-    llvm::Value* i_now = idx;
-    If(lane0, [&] {
-      b_.CreateStore(v_now, b_.CreateInBoundsGEP(vt, shared_v, {b_.getInt64(0), warp}));
-      if (argmax) b_.CreateStore(i_now, b_.CreateInBoundsGEP(it, shared_i, {b_.getInt64(0), warp}));
+    ForLoop(first, b_.getInt64(phase.points / width), step, [&](llvm::Value* q) {
+      VectorPoints(phase, b_.CreateMul(q, b_.getInt64(width), "", true, true), width);
     });
-    Barrier();
-    auto load_v = [&](int w) {
-      return b_.CreateLoad(t, b_.CreateInBoundsGEP(vt, shared_v, {b_.getInt64(0), b_.getInt64(w)}));
-    };
-    auto load_i = [&](int w) {
-      return b_.CreateLoad(b_.getInt64Ty(),
-                           b_.CreateInBoundsGEP(it, shared_i, {b_.getInt64(0), b_.getInt64(w)}));
-    };
-    v = load_v(0);
-    idx = argmax ? load_i(0) : nullptr;
-    for (int w = 1; w < warps; ++w) combine(load_v(w), argmax ? load_i(w) : nullptr);
-    Barrier();
   }
-  b_.CreateStore(v, values_.accs[update.acc]);
-  if (argmax) b_.CreateStore(idx, values_.accs[update.acc + 1]);
-  values_.ClearCache();
 }
 
-void NvptxKernel::EmitRowReduction(KernelLaunch& launch) {
-  const RowReduction& row = shape_.row;
-  const int threads = RowReductionThreads(row.reduce.points);
-  launch.block = {static_cast<uint32_t>(threads), 1, 1};
-  Annotate(module_, fn_, "maxntidx", threads);
-  const LoopChain& rows = shape_.phases[0];
-  llvm::Value* tid = Special(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x);
-  llvm::Value* ntid = b_.getInt64(threads);
-  llvm::Value* first_row = Special(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x);
-  llvm::Value* row_step = Special(llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x);
-  ForLoop(first_row, b_.getInt64(std::max<int64_t>(rows.points, 0)), row_step, [&](llvm::Value* r) {
-    SetChainVars(rows, r);
-    EmitStmts(row.inits);
-    StridedChain(row.reduce, tid, ntid);
-    BlockCombine(*row.reduce.body[0]);
-    for (const Stmt* s : row.rest) {
-      if (s->kind == StmtKind::kLoop) {
-        StridedChain(PeelChain({s}), tid, ntid);
+int NvptxKernel::VectorWidth(int64_t points, int64_t inner_extent) const {
+  int width = std::max(1, 16 / max_elem_bytes_);
+  while (width > 1 && (points % width != 0 || inner_extent % width != 0)) width /= 2;
+  return width;
+}
+
+void NvptxKernel::VectorPoints(const LoopChain& chain, llvm::Value* base, int width) {
+  SetChainVars(chain, base);
+  if (width == 1 || chain.loops.empty()) {
+    EmitStmts(chain.body);
+    return;
+  }
+  // One value emitter per point, its loads of read-only buffers emitted
+  // first, together: math functions bring branches, and adjacent accesses
+  // merge into vector ones only within a basic block. The bodies then reuse
+  // those loads (each emitter's cache) and elementwise stores go last.
+  const int32_t inner = chain.loops.back()->var;
+  std::vector<int32_t> loads;
+  bool only_stores = true;
+  for (const Stmt* s : chain.body) {
+    only_stores = only_stores && s->kind == StmtKind::kStore;
+    if (s->kind == StmtKind::kLoop || s->kind == StmtKind::kNullLoad) continue;
+    CollectLoads(*kernel_, s->value, loads);
+    CollectLoads(*kernel_, s->index, loads);
+  }
+  const std::vector<int32_t>& writes = kernel_->writes;
+  std::vector<std::unique_ptr<codegen::ValueEmitter>> points;
+  for (int v = 0; v < width; ++v) {
+    auto point = std::make_unique<codegen::ValueEmitter>(b_, module_, options_, program_, *kernel_);
+    point->buffers = values_->buffers;
+    point->vars = values_->vars;
+    point->accs = values_->accs;
+    point->run_counter = values_->run_counter;
+    if (v > 0) {
+      point->vars[inner] = b_.CreateAdd(values_->vars[inner], b_.getInt64(v), "", true, true);
+    }
+    for (int32_t id : loads) {
+      const int32_t buffer = kernel_->exprs[id].buffer;
+      if (!std::binary_search(writes.begin(), writes.end(), buffer)) point->Emit(id);
+    }
+    points.push_back(std::move(point));
+  }
+  codegen::ValueEmitter* stage_values = values_;
+  std::vector<std::pair<llvm::Value*, llvm::Value*>> stores;
+  for (int v = 0; v < width; ++v) {
+    values_ = points[v].get();
+    for (const Stmt* s : chain.body) {
+      if (s->kind == StmtKind::kStore && only_stores) {
+        const DType dtype = program_.buffers[s->buffer].type.dtype;
+        llvm::Value* value = values_->ToStorage(values_->Emit(s->value), dtype);
+        stores.push_back({value, values_->Pointer(s->buffer, values_->Emit(s->index))});
+      } else if (s->kind == StmtKind::kAccUpdate) {
+        const DType dtype = kernel_->accumulators[s->acc];
+        llvm::Value* acc = b_.CreateLoad(values_->ComputeType(dtype), values_->accs[s->acc]);
+        b_.CreateStore(values_->Combine(s->combine, dtype, acc, values_->Emit(s->value), false),
+                       values_->accs[s->acc]);
       } else {
-        If(b_.CreateICmpEQ(tid, b_.getInt64(0)), [&] { EmitStmt(*s); });
+        EmitStmt(*s);
       }
     }
-  });
+  }
+  values_ = stage_values;
+  for (const auto& [value, pointer] : stores) b_.CreateStore(value, pointer);
+  values_->ClearCache();
 }
 
-absl::StatusOr<std::unique_ptr<llvm::Module>> EmitNvptxModule(const kernel::Program& program,
+absl::StatusOr<std::unique_ptr<llvm::Module>> EmitNvptxModule(const kernel::Program& original,
                                                               const GpuOptions& options,
                                                               llvm::LLVMContext& context,
                                                               std::vector<KernelLaunch>& launches) {
+  // The GPU's own copy: cheap producers are recomputed where they are read.
+  kernel::Program program = original;
+  InlineElementwiseProducers(program);
   auto module = std::make_unique<llvm::Module>("rk_gpu_program", context);
   const codegen::CodegenOptions codegen_options{options.fast_math, options.low_precision, 1, 1};
+  std::vector<KernelShape> shapes;
   for (const kernel::Kernel& k : program.kernels) {
-    KernelShape shape = AnalyzeKernel(program, k);
-    if (shape.form == KernelForm::kGridStride && shape.local_bytes > 16384) {
+    shapes.push_back(AnalyzeKernel(program, k));
+    if (shapes.back().form == KernelForm::kGridStride && shapes.back().local_bytes > 16384) {
       return absl::UnimplementedError(absl::StrCat(
-          "cuda: kernel ", k.name, " (", k.detail, ") needs ", shape.local_bytes,
+          "cuda: kernel ", k.name, " (", k.detail, ") needs ", shapes.back().local_bytes,
           " bytes of per-thread scratch"));
     }
-    NvptxKernel emitter(*module, codegen_options, program, k, std::move(shape));
+  }
+  for (const std::vector<int>& group : PlanRowGroups(program, shapes)) {
+    std::vector<kernel::Kernel> kernels;
+    std::vector<KernelShape> group_shapes;
+    for (int k : group) {
+      kernels.push_back(program.kernels[k]);
+      group_shapes.push_back(shapes[k]);
+    }
+    NvptxKernel emitter(*module, codegen_options, program, std::move(kernels),
+                        std::move(group_shapes));
     KernelLaunch launch;
     emitter.Emit(launch);
     launches.push_back(std::move(launch));

@@ -1,9 +1,21 @@
-// Internal to compiler/gpu: emits one kernel's NVPTX entry (nvptx_emitter.cc
-// for grid-stride and row-reduction kernels, nvptx_matmul.cc for matmul).
+// Internal to compiler/gpu: emits one NVPTX entry for one kernel, or for a
+// row group (row_group.h: row-reduction kernels run as stages of one block per
+// row) (nvptx_emitter.cc for the entry and grid-stride kernels,
+// nvptx_rows.cc for row reductions and row groups, nvptx_matmul.cc for
+// matmul).
+//
+// Thread mapping of a strided chain of P points over T threads: where P is a
+// multiple of T * V (V consecutive points a thread, V chosen so accesses are
+// up to 16 bytes wide) and the thread does at most kMaxUnrolledPoints of
+// them, the points are p = (j * T + t) * V + v for constant j and v, emitted
+// straight-line: loads are independent (several in flight), adjacent ones
+// merge into vector loads, and identical loads in later stages of a row group
+// (the same row element, same thread) are loaded once. Otherwise a loop.
 #ifndef REPROKIT_COMPILER_GPU_NVPTX_KERNEL_H_
 #define REPROKIT_COMPILER_GPU_NVPTX_KERNEL_H_
 
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include "compiler/codegen/value_emitter.h"
@@ -13,19 +25,34 @@
 
 namespace rk::compiler::gpu {
 
+inline constexpr int kMaxUnrolledPoints = 16;
+
+// Adds `!nvvm.annotations` {fn, key, value} (e.g. "kernel", "maxntidx").
+void Annotate(llvm::Module& module, llvm::Function* fn, const char* key, int value);
+
 class NvptxKernel {
  public:
-  // `kernel` is this emitter's own copy (the matmul form rewrites one expr).
+  // `kernels` are this emitter's own copies (the matmul form rewrites one
+  // expr); more than one only for a row group of row-reduction kernels.
   NvptxKernel(llvm::Module& module, const codegen::CodegenOptions& options,
-              const kernel::Program& program, kernel::Kernel kernel, KernelShape shape);
+              const kernel::Program& program, std::vector<kernel::Kernel> kernels,
+              std::vector<KernelShape> shapes);
 
   // Emits the entry and fills `launch`.
   void Emit(KernelLaunch& launch);
 
  private:
+  struct Stage {
+    kernel::Kernel kernel;
+    KernelShape shape;
+    std::unique_ptr<codegen::ValueEmitter> values;
+  };
+  // Makes stage `i` the one kernel_, shape_ and values_ refer to.
+  void UseStage(size_t i);
   void Begin(KernelLaunch& launch);
   void EmitGridStride();
   void EmitRowReduction(KernelLaunch& launch);
+  int RowGroupThreads() const;
   void EmitMatmul(KernelLaunch& launch);
 
   // Sequential statements on the current thread.
@@ -39,6 +66,13 @@ class NvptxKernel {
   void SetChainVars(const LoopChain& chain, llvm::Value* flat);
   // Runs `chain` with its points split as [first, first + step, ...).
   void StridedChain(const LoopChain& chain, llvm::Value* first, llvm::Value* step);
+  // Runs `chain` split over the block's threads_ threads (see above).
+  void BlockStridedChain(const LoopChain& chain);
+  // Runs the chain's body at point base + v, v in [0, width): the innermost
+  // variable steps by one (the caller keeps the points in one innermost row).
+  void VectorPoints(const LoopChain& chain, llvm::Value* base, int width);
+  // Widest V <= 16 bytes / the largest element that `points` allow.
+  int VectorWidth(int64_t points, int64_t inner_extent) const;
   // The accumulators' partial values combined across the block; every
   // thread ends up holding the block's result.
   void BlockCombine(const kernel::Stmt& update);
@@ -57,9 +91,12 @@ class NvptxKernel {
   llvm::IRBuilder<> b_;
   const codegen::CodegenOptions& options_;
   const kernel::Program& program_;
-  kernel::Kernel kernel_;
-  KernelShape shape_;
-  codegen::ValueEmitter values_;
+  std::vector<std::unique_ptr<Stage>> stages_;
+  kernel::Kernel* kernel_ = nullptr;
+  KernelShape* shape_ = nullptr;
+  codegen::ValueEmitter* values_ = nullptr;
+  int threads_ = 0;        // block size of row reductions
+  int max_elem_bytes_ = 1; // widest element any stage accesses
   llvm::Function* fn_ = nullptr;
   llvm::BasicBlock* entry_block_ = nullptr;
 };

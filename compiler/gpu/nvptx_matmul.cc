@@ -18,20 +18,20 @@ constexpr int kPadded = kMatmulTile + 1;            // breaks bank conflicts of 
 }  // namespace
 
 void NvptxKernel::EmitMatmul(KernelLaunch& launch) {
-  const MatmulPattern mm = shape_.matmul;
+  const MatmulPattern mm = shape_->matmul;
   launch.block = {kThreads, kThreads, 1};
   launch.grid = {static_cast<uint32_t>((mm.n + kMatmulTile - 1) / kMatmulTile),
                  static_cast<uint32_t>((mm.m + kMatmulTile - 1) / kMatmulTile),
                  static_cast<uint32_t>(std::max<int64_t>(mm.batch, 1))};
-  llvm::Type* t = values_.ComputeType(mm.acc_dtype);
+  llvm::Type* t = values_->ComputeType(mm.acc_dtype);
 
   // The store reads the accumulator row at out_j: make it read an
   // accumulator that holds the current output's sum.
-  const int32_t out_acc = static_cast<int32_t>(kernel_.accumulators.size());
-  kernel_.accumulators.push_back(mm.acc_dtype);
-  kernel_.exprs[mm.row_load].kind = kernel::ExprKind::kAccRead;
-  kernel_.exprs[mm.row_load].acc = out_acc;
-  values_.accs.push_back(b_.CreateAlloca(t));
+  const int32_t out_acc = static_cast<int32_t>(kernel_->accumulators.size());
+  kernel_->accumulators.push_back(mm.acc_dtype);
+  kernel_->exprs[mm.row_load].kind = kernel::ExprKind::kAccRead;
+  kernel_->exprs[mm.row_load].acc = out_acc;
+  values_->accs.push_back(b_.CreateAlloca(t));
   llvm::Value* sums[kPerThread][kPerThread];
   for (auto& row : sums) {
     for (llvm::Value*& s : row) {
@@ -54,9 +54,9 @@ void NvptxKernel::EmitMatmul(KernelLaunch& launch) {
   llvm::Value* batch_index = Special(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_z);
   SetChainVars(batch, batch_index);
   std::vector<llvm::Value*> batch_vars;
-  for (const kernel::Stmt* l : mm.batch_loops) batch_vars.push_back(values_.vars[l->var]);
+  for (const kernel::Stmt* l : mm.batch_loops) batch_vars.push_back(values_->vars[l->var]);
   auto restore_batch = [&] {
-    for (size_t i = 0; i < batch_vars.size(); ++i) values_.vars[mm.batch_loops[i]->var] = batch_vars[i];
+    for (size_t i = 0; i < batch_vars.size(); ++i) values_->vars[mm.batch_loops[i]->var] = batch_vars[i];
   };
 
   auto* a_type = llvm::ArrayType::get(t, kMatmulTileK * kPadded);
@@ -88,29 +88,29 @@ void NvptxKernel::EmitMatmul(KernelLaunch& launch) {
       llvm::Value* kk = b_.CreateAnd(e, 15);
       llvm::Value* i = b_.CreateAdd(row0, r);
       llvm::Value* k = b_.CreateAdd(k0, kk);
-      values_.ClearCache();
+      values_->ClearCache();
       restore_batch();
-      if (mm.i_var >= 0) values_.vars[mm.i_var] = clamp(i, mm.m);
-      values_.vars[mm.k_var] = clamp(k, mm.k);
+      if (mm.i_var >= 0) values_->vars[mm.i_var] = clamp(i, mm.m);
+      values_->vars[mm.k_var] = clamp(k, mm.k);
       llvm::Value* in_a = b_.CreateAnd(b_.CreateICmpULT(i, b_.getInt64(mm.m)),
                                        b_.CreateICmpULT(k, b_.getInt64(mm.k)));
-      llvm::Value* a = b_.CreateSelect(in_a, values_.Emit(mm.lhs), zero);
+      llvm::Value* a = b_.CreateSelect(in_a, values_->Emit(mm.lhs), zero);
       b_.CreateStore(a, at(a_type, a_tile, b_.CreateAdd(b_.CreateMul(kk, b_.getInt64(kPadded)), r)));
       // Right slice: 16 k x 64 columns, columns fastest.
       llvm::Value* kb = b_.CreateLShr(e, 6);
       llvm::Value* c = b_.CreateAnd(e, 63);
       llvm::Value* j = b_.CreateAdd(col0, c);
       llvm::Value* k2 = b_.CreateAdd(k0, kb);
-      values_.ClearCache();
+      values_->ClearCache();
       restore_batch();
-      values_.vars[mm.k_var] = clamp(k2, mm.k);
-      values_.vars[mm.j_var] = clamp(j, mm.n);
+      values_->vars[mm.k_var] = clamp(k2, mm.k);
+      values_->vars[mm.j_var] = clamp(j, mm.n);
       llvm::Value* in_b = b_.CreateAnd(b_.CreateICmpULT(j, b_.getInt64(mm.n)),
                                        b_.CreateICmpULT(k2, b_.getInt64(mm.k)));
-      llvm::Value* bv = b_.CreateSelect(in_b, values_.Emit(mm.rhs), zero);
+      llvm::Value* bv = b_.CreateSelect(in_b, values_->Emit(mm.rhs), zero);
       b_.CreateStore(bv, at(b_type, b_tile, b_.CreateAdd(b_.CreateMul(kb, b_.getInt64(kMatmulTile)), c)));
     }
-    values_.ClearCache();
+    values_->ClearCache();
     Barrier();
     llvm::Value* acc[kPerThread][kPerThread];
     for (int r = 0; r < kPerThread; ++r) {
@@ -144,10 +144,10 @@ void NvptxKernel::EmitMatmul(KernelLaunch& launch) {
       llvm::Value* inside = b_.CreateAnd(b_.CreateICmpULT(i, b_.getInt64(mm.m)),
                                          b_.CreateICmpULT(j, b_.getInt64(mm.n)));
       If(inside, [&] {
-        b_.CreateStore(b_.CreateLoad(t, sums[r][c]), values_.accs[out_acc]);
+        b_.CreateStore(b_.CreateLoad(t, sums[r][c]), values_->accs[out_acc]);
         restore_batch();
-        if (mm.i_var >= 0) values_.vars[mm.i_var] = i;
-        values_.vars[mm.out_j_var] = j;
+        if (mm.i_var >= 0) values_->vars[mm.i_var] = i;
+        values_->vars[mm.out_j_var] = j;
         EmitStmt(*mm.store);
       });
     }

@@ -49,30 +49,112 @@ TEST(PtxCompilerTest, ElementwiseChainIsOneGridStrideKernel) {
   })");
   ASSERT_EQ(p.launches.size(), 1u);
   EXPECT_EQ(p.launches[0].form, KernelForm::kGridStride);
-  EXPECT_EQ(p.launches[0].work, 512 * 384);
+  EXPECT_EQ(p.launches[0].work, 512 * 384 / 4);  // four consecutive points a thread
   EXPECT_EQ(p.launches[0].block[0], 256u);
   EXPECT_TRUE(absl::StrContains(p.ptx, ".visible .entry rk_k0(")) << p.ptx;
   EXPECT_TRUE(absl::StrContains(p.ptx, ".target sm_90"));
   EXPECT_TRUE(absl::StrContains(p.ptx, "%ctaid.x"));
   EXPECT_TRUE(absl::StrContains(p.ptx, "%nctaid.x"));  // grid-stride
-  EXPECT_TRUE(absl::StrContains(p.ptx, "ld.global.nc.f32"));  // read-only inputs
-  EXPECT_TRUE(absl::StrContains(p.ptx, "st.global.f32"));
+  // Read-only inputs through the non-coherent cache, 16 bytes at a time.
+  EXPECT_TRUE(absl::StrContains(p.ptx, "ld.global.nc.v4.f32")) << p.ptx;
+  EXPECT_FALSE(absl::StrContains(p.ptx, "ld.global.nc.f32")) << p.ptx;
+  EXPECT_TRUE(absl::StrContains(p.ptx, "st.global.v4.f32"));
   EXPECT_TRUE(absl::StrContains(p.ptx, "max.NaN.f32") || absl::StrContains(p.ptx, "max.f32"));
 }
 
+int Count(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
 TEST(PtxCompilerTest, SoftmaxRowsReduceWithWarpShuffles) {
+  // max, then sum + divide: one row group, a block per row.
   PtxProgram p = Ptx(kSoftmax);
-  ASSERT_EQ(p.launches.size(), 2u);
-  for (const KernelLaunch& l : p.launches) {
-    EXPECT_EQ(l.form, KernelForm::kRowReduction) << l.entry;
-    EXPECT_EQ(l.work, 64);
-    EXPECT_EQ(l.block[0], 256u);
-  }
+  ASSERT_EQ(p.launches.size(), 1u);
+  EXPECT_EQ(p.launches[0].form, KernelForm::kRowReduction);
+  EXPECT_EQ(p.launches[0].work, 64);
+  EXPECT_EQ(p.launches[0].block[0], 256u);  // 1024 elements: 4 a thread
   EXPECT_TRUE(absl::StrContains(p.ptx, "shfl.sync.bfly.b32"));
   EXPECT_TRUE(absl::StrContains(p.ptx, "bar.sync"));
   EXPECT_TRUE(absl::StrContains(p.ptx, ".shared"));
   EXPECT_TRUE(absl::StrContains(p.ptx, "ex2.approx") || absl::StrContains(p.ptx, "__nv_expf") ||
               absl::StrContains(p.ptx, "fma.rn.f32"));  // libdevice expf, inlined
+}
+
+TEST(PtxCompilerTest, RowGroupReadsTheRowOnce) {
+  // The thread's elements are loaded once, 16 bytes at a time, and serve the
+  // max, the sum and the divide; the output goes out 16 bytes wide.
+  PtxProgram p = Ptx(kSoftmax);
+  EXPECT_EQ(Count(p.ptx, "ld.global.nc.v4.f32"), 1) << p.ptx;
+  EXPECT_EQ(Count(p.ptx, "ld.global.nc.f32"), 0) << p.ptx;
+  EXPECT_EQ(Count(p.ptx, "st.global.v4.f32"), 1) << p.ptx;
+  // Long rows: at most 256 threads, 16 elements each.
+  PtxProgram wide = Ptx(R"(graph @g(%x: f32[32,4096]) {
+    %y = softmax(%x) {axis=1} : f32[32,4096]
+    return %y
+  })");
+  ASSERT_EQ(wide.launches.size(), 1u);
+  EXPECT_EQ(wide.launches[0].block[0], 256u);
+  EXPECT_EQ(Count(wide.ptx, "ld.global.nc.v4.f32"), 4) << wide.ptx;
+  EXPECT_EQ(Count(wide.ptx, "st.global.v4.f32"), 4) << wide.ptx;
+  // Shared partials are 16-byte aligned: the vectorizer reads them 16 bytes
+  // at a time (a misaligned address on the GPU otherwise).
+  EXPECT_FALSE(absl::StrContains(p.ptx, ".shared .align 4")) << p.ptx;
+  EXPECT_FALSE(absl::StrContains(p.ptx, ".shared .align 8")) << p.ptx;
+  // layer_norm: mean, then variance + normalize, also one kernel.
+  PtxProgram ln = Ptx(R"(graph @g(%x: f32[300,768], %w: f32[768], %b: f32[768]) {
+    %y = layer_norm(%x, %w, %b) {axis=1, eps=1e-5} : f32[300,768]
+    return %y
+  })");
+  ASSERT_EQ(ln.launches.size(), 1u);
+  EXPECT_EQ(ln.launches[0].block[0], 192u);  // 768 / 4: a multiple of 32
+}
+
+TEST(PtxCompilerTest, HalfTypeRowGroupsRecomputeTheUpcast) {
+  // bf16 softmax lowers to a cast kernel (x to an f32 temp) and two row
+  // reductions; the cast is recomputed where it is read: one kernel that
+  // reads x 16 bytes at a time and writes no f32 copy.
+  PtxProgram p = Ptx(R"(graph @g(%x: bf16[64,4096]) {
+    %y = softmax(%x) {axis=1} : bf16[64,4096]
+    return %y
+  })");
+  ASSERT_EQ(p.launches.size(), 1u);
+  EXPECT_EQ(p.launches[0].block[0], 256u);  // 16 elements a thread
+  EXPECT_EQ(Count(p.ptx, "ld.global.nc.v4.u32"), 2) << p.ptx;
+  EXPECT_EQ(Count(p.ptx, "st.global.v4.f32"), 0) << p.ptx;
+  EXPECT_EQ(Count(p.ptx, "st.global.v4.b32"), 2) << p.ptx;
+}
+
+TEST(PtxCompilerTest, CrossRowDependenciesKeepKernelsApart) {
+  // The sum's prologue reads the max of row j for column j: not row-local.
+  PtxProgram p = Ptx(R"(graph @g(%x: f32[64,64]) {
+    %m = reduce_max(%x) {axes=[1], keepdim=false} : f32[64]
+    %a = add(%x, %m) : f32[64,64]
+    %s = reduce_sum(%a) {axes=[1], keepdim=false} : f32[64]
+    return %s
+  })");
+  EXPECT_EQ(p.launches.size(), 2u);
+  // Rows of different extents stay apart too.
+  PtxProgram q = Ptx(R"(graph @g(%x: f32[64,64], %y: f32[32,64]) {
+    %m = reduce_max(%x) {axes=[1], keepdim=false} : f32[64]
+    %n = reduce_max(%y) {axes=[1], keepdim=false} : f32[32]
+    return %m, %n
+  })");
+  EXPECT_EQ(q.launches.size(), 2u);
+}
+
+TEST(PtxCompilerTest, HalfTypesMoveSixteenBytesAtATime) {
+  PtxProgram p = Ptx(R"(graph @g(%x: bf16[256,512], %b: bf16[512]) {
+    %a = add(%x, %b) : bf16[256,512]
+    %s = sigmoid(%a) : bf16[256,512]
+    return %s
+  })");
+  ASSERT_EQ(p.launches.size(), 1u);
+  EXPECT_EQ(p.launches[0].work, 256 * 512 / 8);
+  EXPECT_EQ(Count(p.ptx, "ld.global.nc.v4.u32"), 2) << p.ptx;  // x and b
+  EXPECT_EQ(Count(p.ptx, "ld.global.nc.u16"), 0) << p.ptx;
+  EXPECT_TRUE(absl::StrContains(p.ptx, "st.global.v4.b32")) << p.ptx;
 }
 
 TEST(PtxCompilerTest, ShortRowsReduceOnOneThread) {
