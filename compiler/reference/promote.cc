@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "compiler/ir/builder.h"
+#include "compiler/ir/half.h"
 
 namespace rk::compiler {
 namespace {
@@ -12,6 +13,15 @@ absl::Status InContext(const Graph& graph, NodeId id, const absl::Status& status
   return absl::Status(status.code(),
                       absl::StrCat("promote to f64: node %", graph.DisplayName(id), " (",
                                    std::string(OpName(graph.node(id).op)), "): ", status.message()));
+}
+
+double ValueInDType(DType dtype, double v) {
+  switch (dtype) {
+    case DType::kF16: return RoundToF16(v);
+    case DType::kBF16: return RoundToBF16(v);
+    case DType::kF32: return static_cast<double>(static_cast<float>(v));
+    default: return v;
+  }
 }
 
 // The node's attributes with float dtypes and float literals promoted.
@@ -25,6 +35,14 @@ absl::StatusOr<Attributes> PromotedAttributes(const Node& node) {
   if (node.op == Op::kFull || node.op == Op::kIota || node.op == Op::kCast) {
     absl::StatusOr<DType> dtype = attrs.GetDType("dtype");
     if (!dtype.ok()) return dtype.status();
+    if (node.op == Op::kFull && IsFloat(*dtype)) {
+      // The program's constant is the attribute rounded to its dtype (5.7 in
+      // bf16 is 5.6875); promoting the decimal instead would make the fp64
+      // reference compute a different program.
+      absl::StatusOr<double> value = attrs.GetFloat("value");
+      if (!value.ok()) return value.status();
+      attrs.Set("value", ValueInDType(*dtype, *value));
+    }
     attrs.Set("dtype", PromotedDType(*dtype));
   }
   return attrs;

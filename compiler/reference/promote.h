@@ -1,7 +1,8 @@
 // PromoteToF64: the graph the oracle's fp64 reference runs (DESIGN.md §5, cf.
 // PyTorch's cast_to_fp64). Every float dtype becomes f64: graph inputs, node
 // result types, cast targets, full/iota dtypes and literal constants (their
-// values converted exactly). Integer and bool types, node ids, names,
+// values converted exactly; a `full`'s value is first rounded to its declared
+// dtype, which is the value the program holds). Integer and bool types, node ids, names,
 // attributes otherwise, and outputs are kept, so node i of the result
 // corresponds to node i of the input.
 //

@@ -30,7 +30,7 @@ TEST(PromoteTest, PromotesEveryFloatTypeAndKeepsTheRest) {
   ASSERT_TRUE(p.ok()) << p.status();
   EXPECT_EQ(PrintInline(*p), R"(graph @p(%x: f64[2], %i: i32[2]) {
   %c = constant() {value=dense<f64[2]>[0.5, 1.5]} : f64[2]
-  %f = full() {dtype=f64, shape=[2], value=0.1} : f64[2]
+  %f = full() {dtype=f64, shape=[2], value=0.10000000149011612} : f64[2]
   %k = iota() {axis=0, dtype=f64, shape=[2]} : f64[2]
   %xc = cast(%x) {dtype=f64} : f64[2]
   %s = add(%xc, %c) : f64[2]
@@ -42,6 +42,30 @@ TEST(PromoteTest, PromotesEveryFloatTypeAndKeepsTheRest) {
   %b = gt(%v, %f) : bool[2]
   %n = cast(%v) {dtype=i32} : i32[2]
   return %v, %j, %m, %b, %n
+}
+)");
+}
+
+// Regression (a fuzz finding): a bf16 `full` of 5.7 holds 5.6875; the fp64
+// reference must compute with that, not with the decimal, or a correct
+// exp(x * 5.7) in bf16 looks 19x less accurate than the native reference.
+TEST(PromoteTest, FullValuesAreRoundedToTheirDtypeFirst) {
+  absl::StatusOr<Graph> g = Parse(R"(graph @p(%x: bf16[2]) {
+  %c = full() {dtype=bf16, shape=[], value=5.7} : bf16[]
+  %h = full() {dtype=f16, shape=[], value=0.1} : f16[]
+  %d = full() {dtype=f64, shape=[], value=0.1} : f64[]
+  %y = mul(%x, %c) : bf16[2]
+  return %y, %h, %d
+})");
+  ASSERT_TRUE(g.ok()) << g.status();
+  absl::StatusOr<Graph> p = PromoteToF64(*g);
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(PrintInline(*p), R"(graph @p(%x: f64[2]) {
+  %c = full() {dtype=f64, shape=[], value=5.6875} : f64[]
+  %h = full() {dtype=f64, shape=[], value=0.0999755859375} : f64[]
+  %d = full() {dtype=f64, shape=[], value=0.1} : f64[]
+  %y = mul(%x, %c) : f64[2]
+  return %y, %h, %d
 }
 )");
 }
