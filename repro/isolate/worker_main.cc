@@ -110,6 +110,11 @@ void ApplyLimits(const IsolationLimits& limits) {
     rlimit none{0, 0};
     ::setrlimit(RLIMIT_CORE, &none);
   }
+}
+
+// The soft RLIMIT_AS for the next job: what is mapped now + memory_bytes. The
+// hard limit stays, so a job may lift the soft one (job_limits.h).
+void ApplyAddressSpaceLimit(const IsolationLimits& limits) {
 #if !defined(__SANITIZE_ADDRESS__)
   if (limits.memory_bytes > 0) {
     rlimit current{};
@@ -118,9 +123,11 @@ void ApplyLimits(const IsolationLimits& limits) {
     if (current.rlim_max != RLIM_INFINITY && current.rlim_max < wanted) {
       wanted = current.rlim_max;
     }
-    rlimit limit{wanted, wanted};
+    rlimit limit{wanted, current.rlim_max};
     ::setrlimit(RLIMIT_AS, &limit);
   }
+#else
+  (void)limits;
 #endif
 }
 
@@ -162,6 +169,7 @@ void RunWorker(const WorkerConfig& config, int job_fd, int output_fd) {
   while (true) {
     absl::StatusOr<std::optional<Frame>> request = ReadFrame(job_fd);
     if (!request.ok() || !request->has_value() || (*request)->tag != kRequest) ::_exit(0);
+    ApplyAddressSpaceLimit(config.limits);
     uint32_t tag;
     std::string payload;
     try {

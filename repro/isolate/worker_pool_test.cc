@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -21,6 +22,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "repro/isolate/job_limits.h"
 
 namespace rk::repro {
 namespace {
@@ -71,6 +73,16 @@ absl::StatusOr<std::string> TestJob(std::string_view request) {
     std::printf("%s\n", std::string(10000, 'x').c_str());
     std::cerr << "last words" << std::endl;
     return std::string("printed");
+  }
+  if (request == "reserve" || request == "lift_and_reserve") {
+    // 16 GiB of address space, no memory: what cuInit does, much larger than
+    // TestLimits().memory_bytes.
+    if (request == "lift_and_reserve") LiftAddressSpaceLimit();
+    void* p = ::mmap(nullptr, size_t{16} << 30, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                     -1, 0);
+    if (p == MAP_FAILED) return std::string("refused");
+    ::munmap(p, size_t{16} << 30);
+    return std::string("reserved");
   }
   if (request == "pid") return absl::StrCat(::getpid());
   if (request == "count") {
@@ -270,6 +282,17 @@ TEST(WorkerPoolLifetimeTest, ReusedWorkersKeepStateOneJobWorkersDoNot) {
   EXPECT_EQ(fresh->Run("count").response, "1");
   EXPECT_EQ(fresh->Run("count").response, "1");
 }
+
+#if !defined(__SANITIZE_ADDRESS__)
+TEST(WorkerPoolLimitTest, LiftedAddressSpaceLimitAllowsLargeReservations) {
+  auto pool = MakePool(1, WorkerLifetime::kReused);
+  ASSERT_NE(pool, nullptr);
+  EXPECT_EQ(pool->Run("reserve").response, "refused");
+  EXPECT_EQ(pool->Run("lift_and_reserve").response, "reserved");
+  // The next job in the same worker is limited again.
+  EXPECT_EQ(pool->Run("reserve").response, "refused");
+}
+#endif
 
 TEST(WorkerPoolCreateTest, RejectsBadArguments) {
   EXPECT_EQ(WorkerPool::Create(0, TestJob).status().code(), absl::StatusCode::kInvalidArgument);

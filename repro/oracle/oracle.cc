@@ -12,6 +12,7 @@
 #include "compiler/ir/printer.h"
 #include "compiler/reference/interpreter.h"
 #include "compiler/reference/promote.h"
+#include "repro/isolate/job_limits.h"
 #include "repro/isolate/phase.h"
 #include "repro/oracle/wire.h"
 
@@ -200,6 +201,8 @@ absl::StatusOr<std::unique_ptr<Oracle>> Oracle::Create(const Config& config) {
     if (!graph.ok()) return graph.status();
     absl::StatusOr<CompileOptions> options = CompileOptions::Parse(q->options_text);
     if (!options.ok()) return options.status();
+    // The CUDA driver reserves far more address space than it uses.
+    if (options->device == "cuda") LiftAddressSpaceLimit();
     OracleOptions oo;
     oo.policy = q->policy;
     oo.accuracy.tol = q->tol;
