@@ -147,6 +147,7 @@ void Engine::RetireValues() {
   if (values_ == nullptr) return;
   ValueCacheCounters c = values_->counters();
   stats_.values.recorded += c.recorded;
+  stats_.values.stored += c.stored;
   stats_.values.loads += c.loads;
   stats_.values.hits += c.hits;
   stats_.values.peak_resident = std::max(stats_.values.peak_resident, c.peak_resident);
@@ -188,8 +189,9 @@ RecordedValues* Engine::ValuesOfCurrent() {
 Prepared Engine::Prepare(const ReductionPlan& plan, const std::vector<int>& chosen) {
   Prepared p;
   absl::StatusOr<Candidate> built = plan.build(chosen);
-  if (!built.ok() && values_ != nullptr && !values_->status().ok()) {
-    // Not an invalid candidate: the run cannot go on without its values.
+  if (values_ != nullptr && !values_->status().ok()) {
+    // Not an invalid candidate: the run cannot go on without its values
+    // (one could not be read, or spilled to the store).
     fatal_ = values_->status();
     return p;
   }

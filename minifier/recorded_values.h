@@ -6,11 +6,16 @@
 // single-removal check) turn a node into a new graph input holding its
 // recorded value. They read only the values of the nodes a candidate cuts,
 // so the engine records the whole candidate once (reference interpreter,
-// fp64 for accuracy failures; RecordValues in rewrite.h), puts each value
+// fp64 for accuracy failures; RecordValues in rewrite.h) and hands the
+// values here. The cache is write-back: the newest values (nearest the
+// failure, what cut_head reads first) stay decoded up to the limits
+// (`max_resident_values`, `max_resident_bytes`); every other value is put
 // into the store as a blob (SHA-256 addressed, zstd, byte-shuffled by dtype)
-// and keeps only the digests. Get(node) returns the value from the cache or
-// loads, verifies and caches it, evicting the least recently used values
-// beyond `max_resident_values` / `max_resident_bytes`.
+// at once, and a resident value is put there when it is evicted. So memory
+// stays bounded, and a graph whose values fit the cache never writes a file
+// (one file per blob costs ~0.2-0.5 ms on a busy disk). Get(node) returns
+// the value from the cache or loads, verifies and caches it, evicting the
+// least recently used values.
 //
 // Errors: a blob that is missing, corrupt (the store checks every digest) or
 // of the wrong size is an error naming the node, the digest and the store;
@@ -46,7 +51,8 @@ struct ValueCacheLimits {
 
 // Counters of a RecordedValues (summed over a run in MinifyStats).
 struct ValueCacheCounters {
-  int64_t recorded = 0;       // values put into the store
+  int64_t recorded = 0;       // values recorded
+  int64_t stored = 0;         // values put into the store (spilled)
   int64_t loads = 0;          // values read back from the store
   int64_t hits = 0;           // Get answered from the cache
   int64_t peak_resident = 0;  // most values held by the cache at once
@@ -54,9 +60,10 @@ struct ValueCacheCounters {
 
 class RecordedValues {
  public:
-  // Puts `values` (one per node of `graph`, indexed by NodeId, in the node's
-  // type; what RecordValues returns) into `store`, releasing each tensor as
-  // soon as it is stored. `store` must outlive the result.
+  // Takes `values` (one per node of `graph`, indexed by NodeId, in the
+  // node's type; what RecordValues returns): the newest that fit the cache
+  // stay resident, the others go into `store`, each tensor released as soon
+  // as it is stored. `store` must outlive the result.
   static absl::StatusOr<std::unique_ptr<RecordedValues>> Put(
       const compiler::Graph& graph, std::vector<compiler::HostTensor> values,
       repro::Store& store, ValueCacheLimits limits = {});
@@ -65,7 +72,10 @@ class RecordedValues {
   absl::StatusOr<compiler::HostTensor> Get(compiler::NodeId id);
 
   int num_nodes() const { return static_cast<int>(digests_.size()); }
+  // The SHA-256 of the value's bytes (its address once stored).
   const repro::Digest& digest(compiler::NodeId id) const { return digests_[id.value]; }
+  // Whether the value has been put into the store.
+  bool stored(compiler::NodeId id) const;
   // The first error Get returned; OK if none.
   absl::Status status() const;
   // Values held by the cache now.
@@ -82,6 +92,9 @@ class RecordedValues {
       : store_(store), limits_(limits) {}
   absl::StatusOr<compiler::HostTensor> Load(compiler::NodeId id) const;
   void Insert(int node, compiler::HostTensor value) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  bool Full(int64_t extra_bytes) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status Store(int node, const compiler::HostTensor& value)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   repro::Store& store_;
   const ValueCacheLimits limits_;
@@ -94,6 +107,7 @@ class RecordedValues {
   std::list<int> lru_ ABSL_GUARDED_BY(mu_);  // most recently used first
   int64_t resident_bytes_ ABSL_GUARDED_BY(mu_) = 0;
   ValueCacheCounters counters_ ABSL_GUARDED_BY(mu_);
+  std::vector<bool> stored_ ABSL_GUARDED_BY(mu_);
   absl::Status status_ ABSL_GUARDED_BY(mu_);
 };
 
