@@ -165,15 +165,8 @@ RecordedValues* Engine::ValuesOfCurrent() {
   if (!values.ok()) return nullptr;
   repro::Store* store = options_.value_store;
   if (store == nullptr) {
-    if (scratch_ == nullptr) {
-      absl::StatusOr<std::unique_ptr<ScratchStore>> scratch = ScratchStore::Create();
-      if (!scratch.ok()) {
-        fatal_ = scratch.status();
-        return nullptr;
-      }
-      scratch_ = *std::move(scratch);
-    }
-    store = &scratch_->store();
+    if (scratch_ == nullptr) scratch_ = std::make_unique<ScratchStore>();
+    store = scratch_.get();
   }
   absl::StatusOr<std::unique_ptr<RecordedValues>> recorded =
       RecordedValues::Put(current_.graph, *std::move(values), *store, options_.value_cache);

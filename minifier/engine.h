@@ -64,8 +64,9 @@ struct MinifyOptions {
   // Record cut values in fp64 (accuracy failures: the cut inputs then carry
   // exact values rather than the native reference's rounding).
   bool fp64_values = false;
-  // Where recorded values live: null for a scratch store in a fresh
-  // temporary directory, removed when Minify returns (scratch_store.h).
+  // Where recorded values that do not fit the cache go: null for a scratch
+  // store in a fresh temporary directory, made on the first spill and
+  // removed when Minify returns (scratch_store.h).
   repro::Store* value_store = nullptr;
   // How many recorded values may stay decoded in memory.
   ValueCacheLimits value_cache;

@@ -199,8 +199,8 @@ class DamagedStore : public repro::Store {
 };
 
 TEST(Engine, UnreadableRecordedValueStopsTheRunWithItsError) {
-  std::unique_ptr<ScratchStore> scratch = *ScratchStore::Create();
-  DamagedStore damaged(scratch->store());
+  ScratchStore scratch;
+  DamagedStore damaged(scratch);
   FunctionFailureTest test = ChainTest({Op::kRelu});
   MinifyOptions options;
   options.value_store = &damaged;

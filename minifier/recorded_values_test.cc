@@ -41,7 +41,7 @@ TEST(RecordedValues, RoundTripThroughTheStore) {
     ASSERT_TRUE(value.ok()) << value.status();
     EXPECT_TRUE(value->BitwiseEqual(expected[i])) << "node " << i;
     EXPECT_TRUE(recorded.values->stored(NodeId(i)));
-    EXPECT_TRUE(*recorded.store->store().Contains(recorded.values->digest(NodeId(i))));
+    EXPECT_TRUE(*(*recorded.store->Local())->Contains(recorded.values->digest(NodeId(i))));
   }
   EXPECT_EQ(recorded.values->counters().recorded, c.graph.num_nodes());
   EXPECT_EQ(recorded.values->counters().loads, c.graph.num_nodes());
@@ -65,7 +65,7 @@ TEST(RecordedValues, NewestStayResidentAndSpillWhenEvicted) {
   // inserted first), which goes into the store and reads back bit for bit.
   ASSERT_TRUE(recorded.values->Get(NodeId(0)).ok());
   EXPECT_TRUE(recorded.values->stored(NodeId(6)));
-  EXPECT_TRUE(*recorded.store->store().Contains(recorded.values->digest(NodeId(6))));
+  EXPECT_TRUE(*(*recorded.store->Local())->Contains(recorded.values->digest(NodeId(6))));
   absl::StatusOr<HostTensor> six = recorded.values->Get(NodeId(6));
   ASSERT_TRUE(six.ok()) << six.status();
   EXPECT_TRUE(six->BitwiseEqual(expected[6]));
@@ -100,7 +100,7 @@ TEST(RecordedValues, ByteLimitEvictsToo) {
 TEST(RecordedValues, MissingBlobIsNotFoundNamingTheNode) {
   Candidate c = ParseCandidate(kChain);
   TestValues recorded = RecordTestValues(c, {.max_resident_values = 0});
-  ASSERT_TRUE(recorded.store->store().Remove(recorded.values->digest(NodeId(4))).ok());
+  ASSERT_TRUE((*recorded.store->Local())->Remove(recorded.values->digest(NodeId(4))).ok());
   absl::StatusOr<HostTensor> value = recorded.values->Get(NodeId(4));
   ASSERT_FALSE(value.ok());
   EXPECT_EQ(value.status().code(), absl::StatusCode::kNotFound);
@@ -116,7 +116,7 @@ TEST(RecordedValues, MissingBlobIsNotFoundNamingTheNode) {
 TEST(RecordedValues, CorruptBlobIsDataLossAndACutReportsIt) {
   Candidate c = ParseCandidate(kChain);
   TestValues recorded = RecordTestValues(c, {.max_resident_values = 0});
-  std::string path = recorded.store->store().ObjectPath(recorded.values->digest(NodeId(5)));
+  std::string path = (*recorded.store->Local())->ObjectPath(recorded.values->digest(NodeId(5)));
   std::filesystem::permissions(path, std::filesystem::perms::owner_write,
                                std::filesystem::perm_options::add);
   {
@@ -185,6 +185,27 @@ TEST(RecordedValues, LargeGraphCutsHoldAtMostTheCacheLimit) {
   EXPECT_EQ(recorded.values->resident(), 8);
   EXPECT_GT(counters.loads, 1000);
   EXPECT_GT(built, 10);
+}
+
+TEST(RecordedValues, ValuesThatFitTheCacheTouchNoDisk) {
+  Candidate c = ParseCandidate(kChain);
+  TestValues recorded = RecordTestValues(c);
+  for (int i = 0; i < c.graph.num_nodes(); ++i) ASSERT_TRUE(recorded.values->Get(NodeId(i)).ok());
+  EXPECT_EQ(recorded.values->counters().stored, 0);
+  EXPECT_EQ(recorded.store->root(), "");  // the scratch directory was never made
+}
+
+TEST(ScratchStore, DirectoryIsMadeOnUseAndRemovedAfter) {
+  std::string root;
+  {
+    ScratchStore scratch;
+    EXPECT_EQ(scratch.root(), "");
+    ASSERT_TRUE(scratch.Put("bytes").ok());
+    root = scratch.root();
+    ASSERT_FALSE(root.empty());
+    EXPECT_TRUE(std::filesystem::is_directory(root));
+  }
+  EXPECT_FALSE(std::filesystem::exists(root));
 }
 
 }  // namespace

@@ -11,7 +11,9 @@
 
 namespace rk::minifier {
 
-absl::StatusOr<std::unique_ptr<ScratchStore>> ScratchStore::Create() {
+absl::StatusOr<repro::LocalStore*> ScratchStore::Local() {
+  absl::MutexLock lock(&mu_);
+  if (store_ != nullptr) return store_.get();
   const char* tmp = std::getenv("TMPDIR");
   std::string pattern =
       absl::StrCat((tmp != nullptr && *tmp != '\0') ? tmp : "/tmp", "/reprokit-values-XXXXXX");
@@ -30,13 +32,72 @@ absl::StatusOr<std::unique_ptr<ScratchStore>> ScratchStore::Create() {
     std::filesystem::remove_all(root, ignored);
     return store.status();
   }
-  return std::unique_ptr<ScratchStore>(new ScratchStore(std::move(root), *std::move(store)));
+  root_ = std::move(root);
+  store_ = *std::move(store);
+  return store_.get();
+}
+
+std::string ScratchStore::root() const {
+  absl::MutexLock lock(&mu_);
+  return root_;
 }
 
 ScratchStore::~ScratchStore() {
+  absl::MutexLock lock(&mu_);
+  if (store_ == nullptr) return;
   store_.reset();
   std::error_code ignored;  // a scratch directory left behind is harmless
   std::filesystem::remove_all(root_, ignored);
+}
+
+absl::StatusOr<repro::Digest> ScratchStore::Put(absl::string_view bytes,
+                                                const repro::PutOptions& options) {
+  absl::StatusOr<repro::LocalStore*> local = Local();
+  if (!local.ok()) return local.status();
+  return (*local)->Put(bytes, options);
+}
+
+absl::StatusOr<repro::Digest> ScratchStore::PutStream(repro::ByteSource& source,
+                                                      const repro::PutOptions& options) {
+  absl::StatusOr<repro::LocalStore*> local = Local();
+  if (!local.ok()) return local.status();
+  return (*local)->PutStream(source, options);
+}
+
+absl::StatusOr<std::string> ScratchStore::Get(const repro::Digest& digest) {
+  absl::StatusOr<repro::LocalStore*> local = Local();
+  if (!local.ok()) return local.status();
+  return (*local)->Get(digest);
+}
+
+absl::Status ScratchStore::GetStream(const repro::Digest& digest, repro::ByteSink& sink) {
+  absl::StatusOr<repro::LocalStore*> local = Local();
+  if (!local.ok()) return local.status();
+  return (*local)->GetStream(digest, sink);
+}
+
+absl::StatusOr<bool> ScratchStore::Contains(const repro::Digest& digest) {
+  absl::StatusOr<repro::LocalStore*> local = Local();
+  if (!local.ok()) return local.status();
+  return (*local)->Contains(digest);
+}
+
+absl::StatusOr<repro::ObjectInfo> ScratchStore::Stat(const repro::Digest& digest) {
+  absl::StatusOr<repro::LocalStore*> local = Local();
+  if (!local.ok()) return local.status();
+  return (*local)->Stat(digest);
+}
+
+absl::Status ScratchStore::ForEach(absl::FunctionRef<absl::Status(const repro::Digest&)> visit) {
+  absl::StatusOr<repro::LocalStore*> local = Local();
+  if (!local.ok()) return local.status();
+  return (*local)->ForEach(visit);
+}
+
+absl::Status ScratchStore::Remove(const repro::Digest& digest) {
+  absl::StatusOr<repro::LocalStore*> local = Local();
+  if (!local.ok()) return local.status();
+  return (*local)->Remove(digest);
 }
 
 }  // namespace rk::minifier

@@ -1,10 +1,12 @@
 // A throwaway content store for one minification run: the recorded
-// intermediates (recorded_values.h) of the run live here, not in the output
-// bundle, whose blobs/ must hold only the inputs it needs.
+// intermediates (recorded_values.h) that do not fit the cache spill here,
+// not into the output bundle, whose blobs/ must hold only the inputs it
+// needs.
 //
-// Create() makes a fresh directory `reprokit-values-XXXXXX` under
-// $TMPDIR (else /tmp) and opens a LocalStore on it without fsync (nothing
-// in it needs to survive a crash); the destructor removes the directory.
+// The directory, `reprokit-values-XXXXXX` under $TMPDIR (else /tmp), is made
+// on first use, so a run that never spills touches no disk; it holds a
+// LocalStore opened without fsync (nothing in it needs to survive a crash)
+// and is removed by the destructor.
 //
 // Tested through minifier/engine_test.cc and minifier/recorded_values_test.cc.
 #ifndef REPROKIT_MINIFIER_SCRATCH_STORE_H_
@@ -14,26 +16,39 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "repro/store/local_store.h"
+#include "repro/store/store.h"
 
 namespace rk::minifier {
 
-class ScratchStore {
+class ScratchStore : public repro::Store {
  public:
-  static absl::StatusOr<std::unique_ptr<ScratchStore>> Create();
-  ~ScratchStore();
+  ScratchStore() = default;
+  ~ScratchStore() override;
   ScratchStore(const ScratchStore&) = delete;
   ScratchStore& operator=(const ScratchStore&) = delete;
 
-  repro::LocalStore& store() { return *store_; }
-  const std::string& root() const { return root_; }
+  // The underlying store, making the directory if it does not exist yet.
+  absl::StatusOr<repro::LocalStore*> Local();
+  // Empty until the directory exists.
+  std::string root() const;
+
+  absl::StatusOr<repro::Digest> Put(absl::string_view bytes,
+                                    const repro::PutOptions& options = {}) override;
+  absl::StatusOr<repro::Digest> PutStream(repro::ByteSource& source,
+                                          const repro::PutOptions& options = {}) override;
+  absl::StatusOr<std::string> Get(const repro::Digest& digest) override;
+  absl::Status GetStream(const repro::Digest& digest, repro::ByteSink& sink) override;
+  absl::StatusOr<bool> Contains(const repro::Digest& digest) override;
+  absl::StatusOr<repro::ObjectInfo> Stat(const repro::Digest& digest) override;
+  absl::Status ForEach(absl::FunctionRef<absl::Status(const repro::Digest&)> visit) override;
+  absl::Status Remove(const repro::Digest& digest) override;
 
  private:
-  ScratchStore(std::string root, std::unique_ptr<repro::LocalStore> store)
-      : root_(std::move(root)), store_(std::move(store)) {}
-
-  std::string root_;
-  std::unique_ptr<repro::LocalStore> store_;
+  mutable absl::Mutex mu_;
+  std::string root_ ABSL_GUARDED_BY(mu_);
+  std::unique_ptr<repro::LocalStore> store_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace rk::minifier

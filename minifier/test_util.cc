@@ -52,9 +52,9 @@ std::string PrintCandidate(const Candidate& candidate) {
 
 TestValues RecordTestValues(const Candidate& candidate, ValueCacheLimits limits) {
   TestValues recorded;
-  recorded.store = ValueOrDie(ScratchStore::Create());
+  recorded.store = std::make_unique<ScratchStore>();
   recorded.values = ValueOrDie(RecordedValues::Put(
-      candidate.graph, ValueOrDie(RecordValues(candidate, false)), recorded.store->store(),
+      candidate.graph, ValueOrDie(RecordValues(candidate, false)), *recorded.store,
       limits));
   return recorded;
 }
