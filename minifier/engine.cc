@@ -283,14 +283,21 @@ bool Engine::RunPlan(const std::string& name, const ReductionPlan& plan,
                      std::unique_ptr<SearchState> state, ReductionStats& rs) {
   bool progress = false;
   const int jobs = std::max(1, options_.jobs);
+  // Speculation guesses that each proposal gets the answer the previous one
+  // got (a binary search that keeps succeeding, like cut_head shrinking to
+  // its culprit, then wastes nothing). A proposal made under a wrong guess is
+  // not consumed; its answer stays in the memo.
+  bool guess = false;
   while (!ShouldStop()) {
     std::vector<std::vector<int>> proposals;
+    std::vector<bool> assumed;
     std::unique_ptr<SearchState> speculation = state->Clone();
     while (static_cast<int>(proposals.size()) < jobs) {
       std::optional<std::vector<int>> next = speculation->Next();
       if (!next.has_value()) break;
       proposals.push_back(*std::move(next));
-      speculation->Report(false);
+      assumed.push_back(guess);
+      speculation->Report(guess);
     }
     if (proposals.empty()) break;
     std::vector<Prepared> batch;
@@ -298,16 +305,22 @@ bool Engine::RunPlan(const std::string& name, const ReductionPlan& plan,
     if (!fatal_.ok()) break;
     rs.candidates += static_cast<int64_t>(batch.size());
     Judge(batch, rs);
-    for (Prepared& p : batch) {
+    for (size_t i = 0; i < batch.size(); ++i) {
+      Prepared& p = batch[i];
       Consume(p);
       state->Next();
       state->Report(p.interesting);
+      guess = p.interesting;
       if (p.interesting) {
+        // The next proposal, if judged, is re-prepared against the new
+        // current candidate and answered from the memo.
         ++rs.accepted;
         Accept(p, name);
         progress = true;
         break;
       }
+      // Later proposals assumed this one would be interesting.
+      if (assumed[i]) break;
     }
     Report(name, false);
   }

@@ -97,6 +97,26 @@ TEST(Engine, SameResultForAnyJobCount) {
   }
 }
 
+// Speculation guesses that a proposal is answered like the one before it,
+// so a search that keeps succeeding (cut_head shrinking to its culprit)
+// wastes nothing: -j 2 stays within the single-culprit budget.
+TEST(Engine, SpeculationStaysWithinTheBudget) {
+  for (uint64_t seed : {5, 6, 7, 8}) {
+    Candidate start = RandomDag({.seed = seed, .nodes = 1000});
+    int64_t calls_j1 = 0;
+    for (int jobs : {1, 2}) {
+      FunctionFailureTest test = ChainTest({Op::kRelu});
+      MinifyOptions options;
+      options.jobs = jobs;
+      absl::StatusOr<MinifyResult> result = Minify(start, test, options);
+      ASSERT_TRUE(result.ok()) << result.status();
+      if (jobs == 1) calls_j1 = result->stats.oracle_calls;
+      EXPECT_EQ(result->stats.oracle_calls_used, calls_j1) << "seed " << seed;
+      EXPECT_LE(result->stats.oracle_calls, Budget(1, 1000)) << "seed " << seed << " -j " << jobs;
+    }
+  }
+}
+
 TEST(Engine, StartThatDoesNotFailIsFailedPrecondition) {
   FunctionFailureTest test = ChainTest({Op::kErf});
   absl::StatusOr<MinifyResult> result = Minify(RandomDag({.nodes = 20}), test, MinifyOptions());
