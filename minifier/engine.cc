@@ -11,6 +11,7 @@
 #include "compiler/ir/verifier.h"
 #include "minifier/reduction.h"
 #include "minifier/rewrite.h"
+#include "minifier/scratch_store.h"
 #include "minifier/search.h"
 
 namespace rk::minifier {
@@ -84,6 +85,7 @@ class Engine {
 
   absl::Status Run(Candidate start);
   MinifyResult Finish() {
+    RetireValues();
     stats_.final_score = current_score_;
     stats_.seconds = Elapsed();
     return MinifyResult{std::move(current_), std::move(stats_)};
@@ -97,7 +99,8 @@ class Engine {
   bool RunPlan(const std::string& name, const ReductionPlan& plan,
                std::unique_ptr<SearchState> state, ReductionStats& rs);
   bool RunReduction(const ReductionInfo& info);
-  const std::vector<HostTensor>* ValuesOfCurrent();
+  RecordedValues* ValuesOfCurrent();
+  void RetireValues();
   Prepared Prepare(const ReductionPlan& plan, const std::vector<int>& chosen);
   void Judge(std::vector<Prepared>& batch, ReductionStats& rs);
   void Consume(const Prepared& prepared);
@@ -114,11 +117,16 @@ class Engine {
   MinifyStats stats_;
   absl::flat_hash_map<std::string, MemoEntry> memo_;
   absl::flat_hash_map<std::string, std::string> settled_;  // reduction -> key
+  // Declared before values_, which reads from it.
+  std::unique_ptr<ScratchStore> scratch_;
   std::string values_key_;
-  std::vector<HostTensor> values_;
+  std::unique_ptr<RecordedValues> values_;
+  // An error that ends the run (a recorded value could not be stored or read).
+  absl::Status fatal_;
 };
 
 bool Engine::ShouldStop() {
+  if (!fatal_.ok()) return true;
   if (options_.stop != nullptr && options_.stop->load()) {
     stats_.interrupted = true;
     return true;
@@ -135,20 +143,51 @@ bool Engine::Selected(std::string_view name) const {
          std::find(options_.only.begin(), options_.only.end(), name) != options_.only.end();
 }
 
-const std::vector<HostTensor>* Engine::ValuesOfCurrent() {
-  if (values_key_ != current_key_) {
-    absl::StatusOr<std::vector<HostTensor>> values =
-        RecordValues(current_, options_.fp64_values);
-    if (!values.ok()) return nullptr;
-    values_ = *std::move(values);
-    values_key_ = current_key_;
+void Engine::RetireValues() {
+  if (values_ == nullptr) return;
+  ValueCacheCounters c = values_->counters();
+  stats_.values.recorded += c.recorded;
+  stats_.values.stored += c.stored;
+  stats_.values.loads += c.loads;
+  stats_.values.hits += c.hits;
+  stats_.values.peak_resident = std::max(stats_.values.peak_resident, c.peak_resident);
+  values_.reset();
+  values_key_.clear();
+}
+
+// Null when the reference interpreter cannot evaluate the candidate (the
+// reduction is then skipped, as before) or when the values cannot be stored
+// (fatal_ is set).
+RecordedValues* Engine::ValuesOfCurrent() {
+  if (values_ != nullptr && values_key_ == current_key_) return values_.get();
+  RetireValues();
+  absl::StatusOr<std::vector<HostTensor>> values = RecordValues(current_, options_.fp64_values);
+  if (!values.ok()) return nullptr;
+  repro::Store* store = options_.value_store;
+  if (store == nullptr) {
+    if (scratch_ == nullptr) scratch_ = std::make_unique<ScratchStore>();
+    store = scratch_.get();
   }
-  return &values_;
+  absl::StatusOr<std::unique_ptr<RecordedValues>> recorded =
+      RecordedValues::Put(current_.graph, *std::move(values), *store, options_.value_cache);
+  if (!recorded.ok()) {
+    fatal_ = recorded.status();
+    return nullptr;
+  }
+  values_ = *std::move(recorded);
+  values_key_ = current_key_;
+  return values_.get();
 }
 
 Prepared Engine::Prepare(const ReductionPlan& plan, const std::vector<int>& chosen) {
   Prepared p;
   absl::StatusOr<Candidate> built = plan.build(chosen);
+  if (values_ != nullptr && !values_->status().ok()) {
+    // Not an invalid candidate: the run cannot go on without its values
+    // (one could not be read, or spilled to the store).
+    fatal_ = values_->status();
+    return p;
+  }
   if (!built.ok() || !compiler::Verify(built->graph).ok()) {
     ++stats_.invalid_candidates;
     return p;
@@ -244,30 +283,44 @@ bool Engine::RunPlan(const std::string& name, const ReductionPlan& plan,
                      std::unique_ptr<SearchState> state, ReductionStats& rs) {
   bool progress = false;
   const int jobs = std::max(1, options_.jobs);
+  // Speculation guesses that each proposal gets the answer the previous one
+  // got (a binary search that keeps succeeding, like cut_head shrinking to
+  // its culprit, then wastes nothing). A proposal made under a wrong guess is
+  // not consumed; its answer stays in the memo.
+  bool guess = false;
   while (!ShouldStop()) {
     std::vector<std::vector<int>> proposals;
+    std::vector<bool> assumed;
     std::unique_ptr<SearchState> speculation = state->Clone();
     while (static_cast<int>(proposals.size()) < jobs) {
       std::optional<std::vector<int>> next = speculation->Next();
       if (!next.has_value()) break;
       proposals.push_back(*std::move(next));
-      speculation->Report(false);
+      assumed.push_back(guess);
+      speculation->Report(guess);
     }
     if (proposals.empty()) break;
     std::vector<Prepared> batch;
     for (const std::vector<int>& chosen : proposals) batch.push_back(Prepare(plan, chosen));
+    if (!fatal_.ok()) break;
     rs.candidates += static_cast<int64_t>(batch.size());
     Judge(batch, rs);
-    for (Prepared& p : batch) {
+    for (size_t i = 0; i < batch.size(); ++i) {
+      Prepared& p = batch[i];
       Consume(p);
       state->Next();
       state->Report(p.interesting);
+      guess = p.interesting;
       if (p.interesting) {
+        // The next proposal, if judged, is re-prepared against the new
+        // current candidate and answered from the memo.
         ++rs.accepted;
         Accept(p, name);
         progress = true;
         break;
       }
+      // Later proposals assumed this one would be interesting.
+      if (assumed[i]) break;
     }
     Report(name, false);
   }
@@ -282,11 +335,10 @@ bool Engine::RunReduction(const ReductionInfo& info) {
   ++rs.runs;
   absl::Time start = absl::Now();
   Candidate base = current_;
-  std::vector<HostTensor> values;
+  RecordedValues* values = nullptr;
   if (info.needs_values) {
-    const std::vector<HostTensor>* recorded = ValuesOfCurrent();
-    if (recorded == nullptr) return false;
-    values = *recorded;
+    values = ValuesOfCurrent();
+    if (values == nullptr) return false;
   }
   Report(name, false);
   std::string base_key = current_key_;
@@ -312,10 +364,9 @@ void Engine::FixedPoint() {
 void Engine::FinalChecks() {
   constexpr int kMaxRounds = 8;
   for (int round = 0; round < kMaxRounds && !ShouldStop(); ++round) {
-    const std::vector<HostTensor>* recorded = ValuesOfCurrent();
-    if (recorded == nullptr) break;
+    RecordedValues* values = ValuesOfCurrent();
+    if (values == nullptr) break;
     Candidate base = current_;
-    std::vector<HostTensor> values = *recorded;
     ReductionPlan plan = SingleRemovals(ReductionInput{base, values});
     ReductionStats& rs = stats_.For("final_check");
     ++rs.runs;
@@ -329,6 +380,7 @@ void Engine::FinalChecks() {
     }
     FixedPoint();
   }
+  if (!fatal_.ok()) return;
   // The judgement that accepted the result is the first of the runs; the
   // others are fresh calls (the memo would only repeat it).
   auto judged = memo_.find(current_key_);
@@ -364,7 +416,7 @@ absl::Status Engine::Run(Candidate start) {
   stats_.signature = first->signature;
   FixedPoint();
   if (!ShouldStop()) FinalChecks();
-  return absl::OkStatus();
+  return fatal_;
 }
 
 }  // namespace

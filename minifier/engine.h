@@ -18,6 +18,11 @@
 // that accepted it plus reproduce_runs - 1 fresh calls; a miss marks it
 // flaky.
 //
+// Recorded values (what a cut feeds to its new inputs) are computed once per
+// candidate that needs them and kept in a content store, read lazily through
+// a bounded cache (recorded_values.h). A value that cannot be read back
+// (missing or corrupt blob) stops the run with that error.
+//
 // Needs: `start` fails with the expected signature (checked first:
 // FailedPrecondition otherwise). Guarantees: every accepted candidate was
 // verified and judged interesting; scores strictly decrease; the run stops
@@ -34,8 +39,10 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "repro/store/store.h"
 #include "minifier/candidate.h"
 #include "minifier/failure_test.h"
+#include "minifier/recorded_values.h"
 #include "minifier/stats.h"
 
 namespace rk::minifier {
@@ -57,6 +64,12 @@ struct MinifyOptions {
   // Record cut values in fp64 (accuracy failures: the cut inputs then carry
   // exact values rather than the native reference's rounding).
   bool fp64_values = false;
+  // Where recorded values that do not fit the cache go: null for a scratch
+  // store in a fresh temporary directory, made on the first spill and
+  // removed when Minify returns (scratch_store.h).
+  repro::Store* value_store = nullptr;
+  // How many recorded values may stay decoded in memory.
+  ValueCacheLimits value_cache;
   int reproduce_runs = 3;
   // Reduction names to run (schedule order is kept); empty: all.
   std::vector<std::string> only;

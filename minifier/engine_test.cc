@@ -3,10 +3,13 @@
 #include <atomic>
 #include <cmath>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "compiler/ir/printer.h"
 #include "gtest/gtest.h"
+#include "minifier/scratch_store.h"
 #include "minifier/test_util.h"
+#include "repro/store/store.h"
 
 namespace rk::minifier {
 namespace {
@@ -94,6 +97,26 @@ TEST(Engine, SameResultForAnyJobCount) {
   }
 }
 
+// Speculation guesses that a proposal is answered like the one before it,
+// so a search that keeps succeeding (cut_head shrinking to its culprit)
+// wastes nothing: -j 2 stays within the single-culprit budget.
+TEST(Engine, SpeculationStaysWithinTheBudget) {
+  for (uint64_t seed : {5, 6, 7, 8}) {
+    Candidate start = RandomDag({.seed = seed, .nodes = 1000});
+    int64_t calls_j1 = 0;
+    for (int jobs : {1, 2}) {
+      FunctionFailureTest test = ChainTest({Op::kRelu});
+      MinifyOptions options;
+      options.jobs = jobs;
+      absl::StatusOr<MinifyResult> result = Minify(start, test, options);
+      ASSERT_TRUE(result.ok()) << result.status();
+      if (jobs == 1) calls_j1 = result->stats.oracle_calls;
+      EXPECT_EQ(result->stats.oracle_calls_used, calls_j1) << "seed " << seed;
+      EXPECT_LE(result->stats.oracle_calls, Budget(1, 1000)) << "seed " << seed << " -j " << jobs;
+    }
+  }
+}
+
 TEST(Engine, StartThatDoesNotFailIsFailedPrecondition) {
   FunctionFailureTest test = ChainTest({Op::kErf});
   absl::StatusOr<MinifyResult> result = Minify(RandomDag({.nodes = 20}), test, MinifyOptions());
@@ -124,6 +147,91 @@ TEST(Engine, StopsCleanlyWhenAsked) {
   EXPECT_TRUE(result->stats.interrupted);
   EXPECT_EQ(result->stats.accepted_steps, 1);
   EXPECT_TRUE(HasChain(result->best.graph, {Op::kRelu}));
+}
+
+// The bounded cache: a 5,000-node graph never holds more than the limit of
+// decoded recorded values, and the result is the same as with a large cache.
+TEST(Engine, RecordedValuesStayWithinTheCacheLimit) {
+  Candidate start = RandomDag({.seed = 21, .nodes = 5000, .planted = {Op::kExp, Op::kRelu}});
+  std::string reference;
+  for (int64_t limit : {int64_t{8}, int64_t{1} << 20}) {
+    FunctionFailureTest test = ChainTest({Op::kExp, Op::kRelu});
+    MinifyOptions options;
+    options.value_cache.max_resident_values = limit;
+    // Without the two reductions before it, cut_head starts on the whole
+    // graph and records all 5,000 values.
+    for (const ReductionInfo& info : AllReductions()) {
+      if (info.name != "truncate_tail" && info.name != "drop_outputs") {
+        options.only.emplace_back(info.name);
+      }
+    }
+
+    absl::StatusOr<MinifyResult> result = Minify(start, test, options);
+    ASSERT_TRUE(result.ok()) << result.status();
+    EXPECT_EQ(result->stats.final_score.compute_nodes(), 2);
+    const ValueCacheCounters& values = result->stats.values;
+    EXPECT_GT(values.recorded, 5000);
+    EXPECT_LE(values.peak_resident, limit);
+    if (limit == 8) {
+      EXPECT_GT(values.stored, 5000 - 8);  // all but the newest went to the store
+      EXPECT_GT(values.loads, 0);
+    } else {
+      EXPECT_EQ(values.stored, 0);  // everything fit: no file written
+    }
+    std::string printed = compiler::PrintCanonical(result->best.graph);
+    if (reference.empty()) reference = printed;
+    EXPECT_EQ(printed, reference) << "limit " << limit;
+  }
+}
+
+// A store that keeps nothing readable: every Get is DataLoss, as when the
+// objects of the run's store were damaged on disk.
+class DamagedStore : public repro::Store {
+ public:
+  explicit DamagedStore(repro::Store& inner) : inner_(inner) {}
+  absl::StatusOr<repro::Digest> Put(absl::string_view bytes,
+                                    const repro::PutOptions& options) override {
+    return inner_.Put(bytes, options);
+  }
+  absl::StatusOr<repro::Digest> PutStream(repro::ByteSource& source,
+                                          const repro::PutOptions& options) override {
+    return inner_.PutStream(source, options);
+  }
+  absl::StatusOr<std::string> Get(const repro::Digest& digest) override {
+    return absl::DataLossError(absl::StrCat("object ", digest.Hex(), " is corrupt"));
+  }
+  absl::Status GetStream(const repro::Digest& digest, repro::ByteSink&) override {
+    return Get(digest).status();
+  }
+  absl::StatusOr<bool> Contains(const repro::Digest& digest) override {
+    return inner_.Contains(digest);
+  }
+  absl::StatusOr<repro::ObjectInfo> Stat(const repro::Digest& digest) override {
+    return inner_.Stat(digest);
+  }
+  absl::Status ForEach(absl::FunctionRef<absl::Status(const repro::Digest&)> visit) override {
+    return inner_.ForEach(visit);
+  }
+  absl::Status Remove(const repro::Digest& digest) override { return inner_.Remove(digest); }
+
+ private:
+  repro::Store& inner_;
+};
+
+TEST(Engine, UnreadableRecordedValueStopsTheRunWithItsError) {
+  ScratchStore scratch;
+  DamagedStore damaged(scratch);
+  FunctionFailureTest test = ChainTest({Op::kRelu});
+  MinifyOptions options;
+  options.value_store = &damaged;
+  options.value_cache.max_resident_values = 0;  // every value goes through the store
+  absl::StatusOr<MinifyResult> result =
+      Minify(RandomDag({.seed = 3, .nodes = 200}), test, options);
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_TRUE(absl::StrContains(result.status().message(), "recorded value of node %"))
+      << result.status();
+  EXPECT_TRUE(absl::StrContains(result.status().message(), "is corrupt")) << result.status();
 }
 
 }  // namespace

@@ -30,6 +30,7 @@
 #include "absl/types/span.h"
 #include "compiler/ir/tensor.h"
 #include "minifier/candidate.h"
+#include "minifier/recorded_values.h"
 
 namespace rk::minifier {
 
@@ -37,9 +38,10 @@ enum class SearchKind { kBinarySearch, kAggressiveFirst, kDeltaDebug };
 
 struct ReductionInput {
   const Candidate& current;
-  // The recorded value of every node of current.graph (indexed by NodeId),
-  // in the node's dtype; what cuts feed to new inputs.
-  absl::Span<const compiler::HostTensor> values;
+  // The recorded value of every node of current.graph, in the node's dtype,
+  // read lazily from the run's content store (recorded_values.h); what cuts
+  // feed to new inputs. Null for reductions that do not need values.
+  RecordedValues* values = nullptr;
 };
 
 struct ReductionPlan {

@@ -41,14 +41,14 @@ std::vector<bool> LiveNodes(const Graph& base, const GraphEdit& edit,
 
 struct Rebuild {
   const Candidate& base;
-  absl::Span<const HostTensor> values;
+  RecordedValues* values;
   const GraphEdit& edit;
   GraphBuilder builder;
   std::vector<NodeId> mapped;
   std::vector<HostTensor> inputs;
   absl::flat_hash_set<std::string> names;
 
-  Rebuild(const Candidate& b, absl::Span<const HostTensor> v, const GraphEdit& e)
+  Rebuild(const Candidate& b, RecordedValues* v, const GraphEdit& e)
       : base(b), values(v), edit(e), builder(b.graph.name()),
         mapped(b.graph.num_nodes()) {
     for (const Node& node : base.graph.nodes()) {
@@ -70,13 +70,15 @@ struct Rebuild {
     for (int i = 0; i < g.num_nodes(); ++i) {
       const Node& node = g.node(NodeId(i));
       if (!live[i] || node.op == Op::kInput || edit.actions[i] != Action::kToInput) continue;
-      if (values.size() != static_cast<size_t>(g.num_nodes()) || !values[i].valid()) {
+      if (values == nullptr || values->num_nodes() != g.num_nodes()) {
         return absl::InternalError(absl::StrCat("no recorded value for node %", g.DisplayName(NodeId(i))));
       }
+      absl::StatusOr<HostTensor> value = values->Get(NodeId(i));
+      if (!value.ok()) return value.status();
       std::string stem = node.name.empty() ? absl::StrCat("v", i) : node.name;
       if (!node.name.empty()) names.erase(node.name);
       mapped[i] = builder.Input(FreshName(stem, names), node.type);
-      inputs.push_back(values[i]);
+      inputs.push_back(*std::move(value));
     }
     return absl::OkStatus();
   }
@@ -129,7 +131,7 @@ void GraphEdit::ToFull(NodeId id, double value) {
   full_value[id.value] = value;
 }
 
-absl::StatusOr<Candidate> ApplyEdit(const Candidate& base, absl::Span<const HostTensor> values,
+absl::StatusOr<Candidate> ApplyEdit(const Candidate& base, RecordedValues* values,
                                     const GraphEdit& edit) {
   const Graph& g = base.graph;
   std::vector<NodeId> outputs;

@@ -27,6 +27,7 @@
 #include "compiler/ir/graph.h"
 #include "compiler/ir/tensor.h"
 #include "minifier/candidate.h"
+#include "minifier/recorded_values.h"
 
 namespace rk::minifier {
 
@@ -47,10 +48,11 @@ struct GraphEdit {
   std::optional<std::vector<compiler::NodeId>> outputs;
 };
 
-// `values` holds the recorded value of every base node (indexed by id, in the
-// node's dtype); it may be empty when the edit has no kToInput action.
-absl::StatusOr<Candidate> ApplyEdit(const Candidate& base,
-                                    absl::Span<const compiler::HostTensor> values,
+// `values` holds the recorded value of every base node; only the values of
+// live kToInput nodes are read. It may be null when the edit has no kToInput
+// action. A value that cannot be read is returned as its error (and kept in
+// values->status(), so the engine can tell it from an invalid candidate).
+absl::StatusOr<Candidate> ApplyEdit(const Candidate& base, RecordedValues* values,
                                     const GraphEdit& edit);
 
 // Rebuilds `base` on new graph inputs (same count and order; their types come

@@ -21,7 +21,7 @@ TEST(ApplyEdit, ForwardChainsResolveAndDeadCodeGoes) {
   GraphEdit edit(c.graph);
   edit.Forward(NodeId(3), NodeId(2));
   edit.Forward(NodeId(4), NodeId(3));
-  absl::StatusOr<Candidate> out = ApplyEdit(c, {}, edit);
+  absl::StatusOr<Candidate> out = ApplyEdit(c, nullptr, edit);
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ(PrintCandidate(*out), R"(graph @g(%x: f32[4], %y: f32[4]) {
   %a = neg(%x) : f32[4]
@@ -34,14 +34,14 @@ TEST(ApplyEdit, DroppingAnInputStillReadIsInvalid) {
   Candidate c = ParseCandidate(kGraph);
   GraphEdit edit(c.graph);
   edit.Drop(NodeId(1));
-  EXPECT_EQ(ApplyEdit(c, {}, edit).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(ApplyEdit(c, nullptr, edit).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
 TEST(ApplyEdit, CutWithoutRecordedValuesIsAnInternalError) {
   Candidate c = ParseCandidate(kGraph);
   GraphEdit edit(c.graph);
   edit.ToInput(NodeId(2));
-  EXPECT_EQ(ApplyEdit(c, {}, edit).status().code(), absl::StatusCode::kInternal);
+  EXPECT_EQ(ApplyEdit(c, nullptr, edit).status().code(), absl::StatusCode::kInternal);
 }
 
 TEST(Score, OrdersByComputeNodesThenInputElements) {

@@ -35,6 +35,11 @@ Json MinifyStats::ToJson() const {
   json.Set("invalid_candidates", invalid_candidates);
   json.Set("not_smaller", not_smaller);
   json.Set("accepted_steps", accepted_steps);
+  json.Set("values_recorded", values.recorded);
+  json.Set("values_stored", values.stored);
+  json.Set("value_loads", values.loads);
+  json.Set("value_cache_hits", values.hits);
+  json.Set("value_cache_peak", values.peak_resident);
   json.Set("seconds", seconds);
   json.Set("signature", signature);
   json.Set("start", ScoreJson(start_score));

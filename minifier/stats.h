@@ -11,6 +11,7 @@
 
 #include "compiler/support/json.h"
 #include "minifier/candidate.h"
+#include "minifier/recorded_values.h"
 
 namespace rk::minifier {
 
@@ -34,6 +35,10 @@ struct MinifyStats {
   int64_t invalid_candidates = 0;  // rejected by construction or Verify, never tested
   int64_t not_smaller = 0;         // valid but not strictly simpler, never tested
   int64_t accepted_steps = 0;
+  // Recorded intermediates (recorded_values.h), summed over the candidates
+  // whose values were recorded: values put into the run's store, read back,
+  // answered from the cache, and the most held in memory at once.
+  ValueCacheCounters values;
   std::vector<ReductionStats> reductions;  // schedule order
   // The signature the current best fails with (the expected one, or for
   // accuracy failures possibly re-anchored upstream: oracle_failure_test.h).

@@ -50,18 +50,27 @@ std::string PrintCandidate(const Candidate& candidate) {
   return compiler::PrintInline(candidate.graph);
 }
 
+TestValues RecordTestValues(const Candidate& candidate, ValueCacheLimits limits) {
+  TestValues recorded;
+  recorded.store = std::make_unique<ScratchStore>();
+  recorded.values = ValueOrDie(RecordedValues::Put(
+      candidate.graph, ValueOrDie(RecordValues(candidate, false)), *recorded.store,
+      limits));
+  return recorded;
+}
+
 int NumTargets(std::string_view reduction, const Candidate& candidate) {
   const ReductionInfo* info = FindReduction(reduction);
-  std::vector<compiler::HostTensor> values = ValueOrDie(RecordValues(candidate, false));
-  return info->plan(ReductionInput{candidate, values}).num_targets;
+  TestValues recorded = RecordTestValues(candidate);
+  return info->plan(ReductionInput{candidate, recorded.values.get()}).num_targets;
 }
 
 std::string ApplyReduction(std::string_view reduction, const Candidate& candidate,
                            std::vector<int> chosen) {
   const ReductionInfo* info = FindReduction(reduction);
   if (info == nullptr) return "error: unknown reduction";
-  std::vector<compiler::HostTensor> values = ValueOrDie(RecordValues(candidate, false));
-  ReductionPlan plan = info->plan(ReductionInput{candidate, values});
+  TestValues recorded = RecordTestValues(candidate);
+  ReductionPlan plan = info->plan(ReductionInput{candidate, recorded.values.get()});
   absl::StatusOr<Candidate> built = plan.build(chosen);
   if (!built.ok()) return absl::StrCat("error: ", built.status().message());
   return PrintCandidate(*built);

@@ -4,6 +4,7 @@
 #define REPROKIT_MINIFIER_TEST_UTIL_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -11,12 +12,22 @@
 #include "compiler/ir/op.h"
 #include "minifier/candidate.h"
 #include "minifier/reduction.h"
+#include "minifier/recorded_values.h"
+#include "minifier/scratch_store.h"
 
 namespace rk::minifier {
 
 // Parses graph text (CHECK-fails on error) with seeded inputs (seed 0).
 Candidate ParseCandidate(std::string_view text);
 std::string PrintCandidate(const Candidate& candidate);
+
+// Recorded values of `candidate` (reference interpreter, native dtypes) in a
+// scratch store; CHECK-fails on error.
+struct TestValues {
+  std::unique_ptr<ScratchStore> store;
+  std::unique_ptr<RecordedValues> values;
+};
+TestValues RecordTestValues(const Candidate& candidate, ValueCacheLimits limits = {});
 
 // Plans `reduction` on `candidate` (with recorded values) and builds the
 // targets in `chosen`; the printed graph or "error: <message>".

@@ -30,7 +30,8 @@ TEST(CutHead, FeedsTheCutValuesAsNewInputs) {
 TEST(CutHead, NewInputsHoldTheRecordedValues) {
   Candidate c = ParseCandidate(kChain);
   std::vector<compiler::HostTensor> values = *RecordValues(c, false);
-  ReductionPlan plan = CutHead(ReductionInput{c, values});
+  TestValues recorded = RecordTestValues(c);
+  ReductionPlan plan = CutHead(ReductionInput{c, recorded.values.get()});
   absl::StatusOr<Candidate> cut = plan.build(std::vector<int>{0});
   ASSERT_TRUE(cut.ok()) << cut.status();
   ASSERT_EQ(cut->inputs.size(), 3u);

@@ -4,8 +4,10 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "repro/store/byte_shuffle.h"
@@ -29,6 +31,11 @@ struct DCtxDeleter {
 size_t ChunkBytes(int element_size) {
   return kBlocksPerChunk * ShuffleBlockBytes(element_size > 1 ? element_size : 1);
 }
+
+// Buffers are left uninitialized (every byte used is written first) and sized
+// to the blob when it is smaller than a chunk: zero-filling megabytes for a
+// 128-byte blob made small Puts and Gets cost milliseconds.
+std::unique_ptr<char[]> Buffer(size_t size) { return std::unique_ptr<char[]>(new char[size]); }
 
 // Fills `buffer` from `source` until full or the end of the source.
 absl::StatusOr<size_t> FillFrom(ByteSource& source, char* buffer, size_t size) {
@@ -120,11 +127,17 @@ absl::StatusOr<WrittenObject> WriteObject(ByteSource& source, int fd, const std:
   if (element_size < 0 || element_size > 255) {
     return absl::InvalidArgumentError(absl::StrCat("element size ", element_size, " not in 0..255"));
   }
-  const size_t chunk = ChunkBytes(element_size);
-  auto raw = std::make_unique<char[]>(chunk);
-  std::unique_ptr<char[]> shuffled = shuffle ? std::make_unique<char[]>(chunk) : nullptr;
-  const size_t out_cap = ZSTD_CStreamOutSize() * 4;
-  auto out_buf = std::make_unique<char[]>(out_cap);
+  // With a size hint below a chunk, one byte more than the hint: the first
+  // fill then holds the whole blob and sees its end, as a full chunk would
+  // (a longer source breaks the hint, which zstd's pledged size rejects).
+  std::optional<uint64_t> size_hint = source.SizeHint();
+  const size_t chunk = size_hint.has_value() && *size_hint < ChunkBytes(element_size)
+                           ? static_cast<size_t>(*size_hint) + 1
+                           : ChunkBytes(element_size);
+  std::unique_ptr<char[]> raw = Buffer(chunk);
+  std::unique_ptr<char[]> shuffled = shuffle ? Buffer(chunk) : nullptr;
+  const size_t out_cap = std::min(ZSTD_CStreamOutSize() * 4, ZSTD_compressBound(chunk) + 64);
+  std::unique_ptr<char[]> out_buf = Buffer(out_cap);
 
   ObjectHeader header;
   header.flags = shuffle ? kFlagShuffled : 0;
@@ -187,16 +200,19 @@ class ObjectDecoder {
  public:
   ObjectDecoder(int fd, const std::string& path, const ObjectHeader& header, ByteSink& sink)
       : fd_(fd), path_(path), header_(header), sink_(sink),
-        chunk_(ChunkBytes(header.shuffled() ? header.element_size : 1)),
-        out_(std::make_unique<char[]>(chunk_)),
-        unshuffled_(header.shuffled() ? std::make_unique<char[]>(chunk_) : nullptr) {}
+        chunk_(std::max<uint64_t>(
+            1, std::min<uint64_t>(header.raw_size,
+                                  ChunkBytes(header.shuffled() ? header.element_size : 1)))),
+        out_(Buffer(chunk_)),
+        unshuffled_(header.shuffled() ? Buffer(chunk_) : nullptr) {}
 
   // DataLoss reasons come back without the digest and path; the caller adds them.
   absl::Status Run() {
     std::unique_ptr<ZSTD_DCtx, DCtxDeleter> dctx(ZSTD_createDCtx());
     if (dctx == nullptr) return absl::ResourceExhaustedError("zstd: cannot allocate a context");
-    const size_t in_cap = ZSTD_DStreamInSize();
-    auto in_buf = std::make_unique<char[]>(in_cap);
+    const size_t in_cap =
+        std::min<size_t>(ZSTD_DStreamInSize(), ZSTD_compressBound(chunk_) + 64);
+    std::unique_ptr<char[]> in_buf = Buffer(in_cap);
     ZSTD_inBuffer in{in_buf.get(), 0, 0};
     bool output_was_full = false;
     while (true) {
