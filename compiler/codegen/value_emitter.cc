@@ -70,6 +70,10 @@ llvm::Value* ValueEmitter::Pointer(int32_t buffer, llvm::Value* index) {
 }
 
 llvm::Value* ValueEmitter::Emit(int32_t id) {
+  if (!known.empty()) {
+    auto k = known.find(id);
+    if (k != known.end()) return k->second;
+  }
   auto it = cache_.find(id);
   if (it != cache_.end()) return it->second;
   llvm::Value* v = EmitUncached(kernel_.exprs[id]);

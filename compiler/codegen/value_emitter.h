@@ -32,6 +32,11 @@ class ValueEmitter {
   std::vector<llvm::Value*> vars;     // loop variables (i64)
   std::vector<llvm::Value*> accs;     // accumulator allocas
   llvm::Value* run_counter = nullptr;
+  // Expressions whose values the kernel emitter already holds (the GPU's
+  // short-row groups pass a stage's per-row results to later stages in
+  // registers, compiler/gpu/warp_rows.h): Emit returns them, ClearCache
+  // keeps them.
+  std::unordered_map<int32_t, llvm::Value*> known;
 
   // Emits expression `id` (memoized until ClearCache).
   llvm::Value* Emit(int32_t id);

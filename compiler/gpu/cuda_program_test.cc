@@ -250,6 +250,97 @@ TEST(CudaDiffTest, RowGroupsVectorPointsAndInlinedProducers) {
         1e-5);
 }
 
+// Short rows run a warp per row (warp_rows.h): lengths that divide into
+// 16-byte vectors a lane and ones that do not (a loop over the lane's
+// points), row counts that leave the last block's warps partly idle, every
+// float type, and the block form's neighbours just past the length limit.
+std::string NormalizationGraph(const std::string& dtype, const std::string& shape) {
+  const std::string t = absl::StrCat(dtype, "[", shape, "]");
+  const std::string last = shape.substr(shape.find(',') + 1);
+  const std::string v = absl::StrCat(dtype, "[", last, "]");
+  return absl::StrCat("graph @g(%x: ", t, ", %g: ", v, ", %b: ", v, ") {\n",
+                      " %s = softmax(%x) {axis=1} : ", t, "\n",
+                      " %l = log_softmax(%x) {axis=-1} : ", t, "\n",
+                      " %n = layer_norm(%x, %g, %b) {axis=1, eps=1e-5} : ", t, "\n",
+                      " %r = rms_norm(%x, %g) {axis=1, eps=1e-5} : ", t, "\n",
+                      " return %s, %l, %n, %r\n}");
+}
+
+TEST(CudaWarpRowsTest, NormalizationsOnShortRows) {
+  REQUIRE_GPU();
+  for (const char* dtype : kFloatTypes) {
+    for (const char* shape : {"37,32", "37,67", "21,200", "300,96", "45,768", "13,1000", "9,1024",
+                              "4099,768", "11,1025"}) {
+      SCOPED_TRACE(absl::StrCat(dtype, "[", shape, "]"));
+      Check(NormalizationGraph(dtype, shape),
+            std::string(dtype) == "f32" ? 5e-5 : Tolerance(dtype));
+    }
+  }
+}
+
+TEST(CudaWarpRowsTest, ReductionsOnShortRows) {
+  REQUIRE_GPU();
+  for (const char* dtype : {"f32", "f16", "bf16", "i32"}) {
+    for (int cols : {32, 40, 67, 96, 333, 768, 1000, 1024}) {
+      SCOPED_TRACE(absl::StrCat(dtype, "[19,", cols, "]"));
+      const bool is_int = dtype[0] == 'i';
+      const std::string x = absl::StrCat(dtype, "[19,", cols, "]");
+      const std::string r = absl::StrCat(dtype, "[19]");
+      Check(absl::StrCat("graph @g(%x: ", x, ") {\n",
+                         " %s = reduce_sum(%x) {axes=[1], keepdim=false} : ", r, "\n",
+                         " %m = reduce_max(%x) {axes=[1], keepdim=false} : ", r, "\n",
+                         " %n = reduce_min(%x) {axes=[1], keepdim=true} : ", dtype, "[19,1]\n",
+                         " %a = argmax(%x) {axis=1, keepdim=false} : i64[19]\n",
+                         is_int ? "" : absl::StrCat(" %e = reduce_mean(%x) {axes=[1], keepdim=false} : ", r, "\n"),
+                         " return %s, %m, %n, %a", is_int ? "" : ", %e", "\n}"),
+            is_int ? 0 : Tolerance(dtype));
+    }
+  }
+}
+
+TEST(CudaWarpRowsTest, ArgmaxKeepsTheFirstMaximumAndNaN) {
+  REQUIRE_GPU();
+  for (const char* dtype : kFloatTypes) {
+    for (int cols : {64, 300, 768}) {
+      SCOPED_TRACE(absl::StrCat(dtype, " ", cols));
+      // Integers in [-20, 20] as floats: the maximum repeats within a row,
+      // and the first one must win across lanes too. log of the negative
+      // entries is NaN, which counts as the largest (first NaN wins).
+      const std::string i = absl::StrCat("i32[29,", cols, "]");
+      const std::string f = absl::StrCat(dtype, "[29,", cols, "]");
+      Check(absl::StrCat("graph @g(%x: ", i, ") {\n",
+                         " %f = cast(%x) {dtype=", dtype, "} : ", f, "\n",
+                         " %a = argmax(%f) {axis=1, keepdim=false} : i64[29]\n",
+                         " %l = log(%f) : ", f, "\n",
+                         " %b = argmax(%l) {axis=1, keepdim=true} : i64[29,1]\n",
+                         " %m = reduce_max(%f) {axes=[1], keepdim=false} : ", dtype, "[29]\n",
+                         " return %a, %b, %m\n}"),
+            0);
+    }
+  }
+}
+
+TEST(CudaWarpRowsTest, ResultsAreDeterministic) {
+  REQUIRE_GPU();
+  for (const char* dtype : kFloatTypes) {
+    SCOPED_TRACE(dtype);
+    absl::StatusOr<Graph> graph = Parse(NormalizationGraph(dtype, "37,768"));
+    ASSERT_TRUE(graph.ok()) << graph.status();
+    absl::StatusOr<Executable> exe = Compile(*graph, Cuda());
+    ASSERT_TRUE(exe.ok()) << exe.status();
+    std::vector<HostTensor> inputs = SeededInputs(*graph, 3);
+    auto first = exe->Run(inputs);
+    ASSERT_TRUE(first.ok()) << first.status();
+    for (int run = 0; run < 3; ++run) {
+      auto again = exe->Run(inputs);
+      ASSERT_TRUE(again.ok()) << again.status();
+      for (size_t o = 0; o < first->size(); ++o) {
+        EXPECT_TRUE((*first)[o].BitwiseEqual((*again)[o])) << "output " << o;
+      }
+    }
+  }
+}
+
 TEST(CudaDiffTest, Matmul) {
   REQUIRE_GPU();
   for (const char* dtype : {"f32", "f16", "bf16", "i32", "f64"}) {

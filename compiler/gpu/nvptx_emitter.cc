@@ -350,7 +350,7 @@ void NvptxKernel::EmitGridStride() {
       continue;
     }
     ForLoop(first, b_.getInt64(phase.points / width), step, [&](llvm::Value* q) {
-      VectorPoints(phase, b_.CreateMul(q, b_.getInt64(width), "", true, true), width);
+      VectorPoints(phase, {b_.CreateMul(q, b_.getInt64(width), "", true, true)}, width);
     });
   }
 }
@@ -361,9 +361,39 @@ int NvptxKernel::VectorWidth(int64_t points, int64_t inner_extent) const {
   return width;
 }
 
-void NvptxKernel::VectorPoints(const LoopChain& chain, llvm::Value* base, int width) {
-  SetChainVars(chain, base);
-  if (width == 1 || chain.loops.empty()) {
+std::vector<std::unique_ptr<codegen::ValueEmitter>> NvptxKernel::PointEmitters(
+    const LoopChain& chain, const std::vector<llvm::Value*>& bases, int width,
+    const std::vector<int32_t>& loads) {
+  const int32_t inner = chain.loops.back()->var;
+  const std::vector<int32_t>& writes = kernel_->writes;
+  std::vector<std::unique_ptr<codegen::ValueEmitter>> points;
+  for (llvm::Value* base : bases) {
+    SetChainVars(chain, base);
+    for (int v = 0; v < width; ++v) {
+      auto point =
+          std::make_unique<codegen::ValueEmitter>(b_, module_, options_, program_, *kernel_);
+      point->buffers = values_->buffers;
+      point->vars = values_->vars;
+      point->accs = values_->accs;
+      point->known = values_->known;
+      point->run_counter = values_->run_counter;
+      if (v > 0) {
+        point->vars[inner] = b_.CreateAdd(values_->vars[inner], b_.getInt64(v), "", true, true);
+      }
+      for (int32_t id : loads) {
+        const int32_t buffer = kernel_->exprs[id].buffer;
+        if (!std::binary_search(writes.begin(), writes.end(), buffer)) point->Emit(id);
+      }
+      points.push_back(std::move(point));
+    }
+  }
+  return points;
+}
+
+void NvptxKernel::VectorPoints(const LoopChain& chain, const std::vector<llvm::Value*>& bases,
+                               int width) {
+  if (bases.size() == 1 && (width == 1 || chain.loops.empty())) {
+    SetChainVars(chain, bases[0]);
     EmitStmts(chain.body);
     return;
   }
@@ -371,7 +401,6 @@ void NvptxKernel::VectorPoints(const LoopChain& chain, llvm::Value* base, int wi
   // first, together: math functions bring branches, and adjacent accesses
   // merge into vector ones only within a basic block. The bodies then reuse
   // those loads (each emitter's cache) and elementwise stores go last.
-  const int32_t inner = chain.loops.back()->var;
   std::vector<int32_t> loads;
   bool only_stores = true;
   for (const Stmt* s : chain.body) {
@@ -380,27 +409,12 @@ void NvptxKernel::VectorPoints(const LoopChain& chain, llvm::Value* base, int wi
     CollectLoads(*kernel_, s->value, loads);
     CollectLoads(*kernel_, s->index, loads);
   }
-  const std::vector<int32_t>& writes = kernel_->writes;
-  std::vector<std::unique_ptr<codegen::ValueEmitter>> points;
-  for (int v = 0; v < width; ++v) {
-    auto point = std::make_unique<codegen::ValueEmitter>(b_, module_, options_, program_, *kernel_);
-    point->buffers = values_->buffers;
-    point->vars = values_->vars;
-    point->accs = values_->accs;
-    point->run_counter = values_->run_counter;
-    if (v > 0) {
-      point->vars[inner] = b_.CreateAdd(values_->vars[inner], b_.getInt64(v), "", true, true);
-    }
-    for (int32_t id : loads) {
-      const int32_t buffer = kernel_->exprs[id].buffer;
-      if (!std::binary_search(writes.begin(), writes.end(), buffer)) point->Emit(id);
-    }
-    points.push_back(std::move(point));
-  }
+  std::vector<std::unique_ptr<codegen::ValueEmitter>> points =
+      PointEmitters(chain, bases, width, loads);
   codegen::ValueEmitter* stage_values = values_;
   std::vector<std::pair<llvm::Value*, llvm::Value*>> stores;
-  for (int v = 0; v < width; ++v) {
-    values_ = points[v].get();
+  for (size_t i = 0; i < points.size(); ++i) {
+    values_ = points[i].get();
     for (const Stmt* s : chain.body) {
       if (s->kind == StmtKind::kStore && only_stores) {
         const DType dtype = program_.buffers[s->buffer].type.dtype;
@@ -415,9 +429,14 @@ void NvptxKernel::VectorPoints(const LoopChain& chain, llvm::Value* base, int wi
         EmitStmt(*s);
       }
     }
+    // Each base's stores go out as soon as its points are done: a vector
+    // store's worth of values live at a time.
+    if ((i + 1) % width == 0) {
+      for (const auto& [value, pointer] : stores) b_.CreateStore(value, pointer);
+      stores.clear();
+    }
   }
   values_ = stage_values;
-  for (const auto& [value, pointer] : stores) b_.CreateStore(value, pointer);
   values_->ClearCache();
 }
 

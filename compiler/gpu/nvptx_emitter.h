@@ -38,6 +38,9 @@ struct KernelLaunch {
   std::array<uint32_t, 3> block{1, 1, 1};
   // Zero grid x: chosen at launch from the work and the device's SM count.
   std::array<uint32_t, 3> grid{0, 1, 1};
+  // Row reductions: rows a block runs at once (warp_rows.h: a warp each), or
+  // 1 for a block per row.
+  int rows_per_block = 1;
   std::vector<int32_t> buffers;  // program buffers, in parameter order
 };
 

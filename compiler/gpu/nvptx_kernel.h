@@ -1,8 +1,8 @@
 // Internal to compiler/gpu: emits one NVPTX entry for one kernel, or for a
 // row group (row_group.h: row-reduction kernels run as stages of one block per
 // row) (nvptx_emitter.cc for the entry and grid-stride kernels,
-// nvptx_rows.cc for row reductions and row groups, nvptx_matmul.cc for
-// matmul).
+// nvptx_rows.cc for row reductions and row groups, nvptx_warp_rows.cc for
+// short rows a warp each (warp_rows.h), nvptx_matmul.cc for matmul).
 //
 // Thread mapping of a strided chain of P points over T threads: where P is a
 // multiple of T * V (V consecutive points a thread, V chosen so accesses are
@@ -53,6 +53,19 @@ class NvptxKernel {
   void EmitGridStride();
   void EmitRowReduction(KernelLaunch& launch);
   int RowGroupThreads() const;
+  // Short rows (warp_rows.h): `warps` warps a block, each taking its own rows.
+  void EmitWarpRows(KernelLaunch& launch, int warps);
+  // One stage of a warp row: reduction, combine, epilogue. Per-row results
+  // it stores go into `row_values` (buffer -> value) for later stages.
+  void WarpRowStage(llvm::Value* lane, std::vector<std::pair<int32_t, llvm::Value*>>& row_values);
+  // Runs `chain` split over the 32 lanes of a warp: constant vector points
+  // where they divide evenly (a lane at most kMaxWarpRowPoints), loaded all
+  // at once or one vector at a time, else a loop.
+  enum class WarpLoads { kAllFirst, kByVector };
+  void WarpStridedChain(const LoopChain& chain, llvm::Value* lane, WarpLoads loads);
+  // The accumulators' partial values combined across the warp; every lane
+  // ends up holding the same result.
+  void WarpCombine(const kernel::Stmt& update);
   void EmitMatmul(KernelLaunch& launch);
 
   // Sequential statements on the current thread.
@@ -68,15 +81,28 @@ class NvptxKernel {
   void StridedChain(const LoopChain& chain, llvm::Value* first, llvm::Value* step);
   // Runs `chain` split over the block's threads_ threads (see above).
   void BlockStridedChain(const LoopChain& chain);
-  // Runs the chain's body at point base + v, v in [0, width): the innermost
-  // variable steps by one (the caller keeps the points in one innermost row).
-  void VectorPoints(const LoopChain& chain, llvm::Value* base, int width);
+  // Runs the chain's body at points base + v, v in [0, width), for each
+  // base in turn: the innermost variable steps by one (the caller keeps the
+  // points in one innermost row). Loads of every point come first.
+  void VectorPoints(const LoopChain& chain, const std::vector<llvm::Value*>& bases, int width);
+  // VectorPoints' emitters, one per point (bases outer, v inner), each with
+  // the `loads` of read-only buffers already emitted.
+  std::vector<std::unique_ptr<codegen::ValueEmitter>> PointEmitters(
+      const LoopChain& chain, const std::vector<llvm::Value*>& bases, int width,
+      const std::vector<int32_t>& loads);
   // Widest V <= 16 bytes / the largest element that `points` allow.
   int VectorWidth(int64_t points, int64_t inner_extent) const;
   // The accumulators' partial values combined across the block; every
   // thread ends up holding the block's result.
   void BlockCombine(const kernel::Stmt& update);
+  // Butterfly over the warp's 32 lanes of an accumulator value (and, for
+  // argmax, its index): every lane ends with a combination of all 32.
+  void WarpButterfly(const kernel::Stmt& update, llvm::Value*& value, llvm::Value*& index);
   llvm::Value* ShuffleXor(llvm::Value* v, int lane_mask);
+  // Lane `lane`'s `v`, on every lane.
+  llvm::Value* ShuffleIdx(llvm::Value* v, int lane);
+  llvm::Value* Shuffle(llvm::Value* v, int lane_arg, unsigned i32_intrinsic,
+                       unsigned f32_intrinsic);
   llvm::Value* CombineArgmax(DType dtype, llvm::Value* value, llvm::Value* index,
                              llvm::Value* other_value, llvm::Value* other_index,
                              llvm::Value** out_index);

@@ -1,12 +1,14 @@
 // Row reductions and row groups on the GPU (see kernel_shape.h, row_group.h
 // and nvptx_kernel.h): a block per row, block-strided points, warp-shuffle and
-// shared-memory combines, stages separated by barriers.
+// shared-memory combines, stages separated by barriers. Short rows go to
+// nvptx_warp_rows.cc instead (warp_rows.h).
 //
 // Tested by compiler/gpu/ptx_compiler_test.cc and, on a GPU,
 // compiler/gpu/cuda_program_test.cc.
 #include <algorithm>
 
 #include "compiler/gpu/nvptx_kernel.h"
+#include "compiler/gpu/warp_rows.h"
 #include "llvm/IR/IntrinsicsNVPTX.h"
 
 namespace rk::compiler::gpu {
@@ -23,7 +25,7 @@ void NvptxKernel::BlockStridedChain(const LoopChain& chain) {
     if (chain.points % slots != 0 || chain.points / threads_ > kMaxUnrolledPoints) continue;
     for (int64_t j = 0; j < chain.points / slots; ++j) {
       llvm::Value* slot = b_.CreateAdd(tid, b_.getInt64(j * threads_), "", true, true);
-      VectorPoints(chain, b_.CreateMul(slot, b_.getInt64(width), "", true, true), width);
+      VectorPoints(chain, {b_.CreateMul(slot, b_.getInt64(width), "", true, true)}, width);
     }
     return;
   }
@@ -31,19 +33,28 @@ void NvptxKernel::BlockStridedChain(const LoopChain& chain) {
 }
 
 llvm::Value* NvptxKernel::ShuffleXor(llvm::Value* v, int lane_mask) {
+  return Shuffle(v, lane_mask, llvm::Intrinsic::nvvm_shfl_sync_bfly_i32,
+                 llvm::Intrinsic::nvvm_shfl_sync_bfly_f32);
+}
+
+llvm::Value* NvptxKernel::ShuffleIdx(llvm::Value* v, int lane) {
+  return Shuffle(v, lane, llvm::Intrinsic::nvvm_shfl_sync_idx_i32,
+                 llvm::Intrinsic::nvvm_shfl_sync_idx_f32);
+}
+
+llvm::Value* NvptxKernel::Shuffle(llvm::Value* v, int lane_arg, unsigned i32_intrinsic,
+                                  unsigned f32_intrinsic) {
   llvm::Type* t = v->getType();
   llvm::Value* mask = b_.getInt32(0xffffffffu);
-  llvm::Value* lanes = b_.getInt32(lane_mask);
+  llvm::Value* lanes = b_.getInt32(lane_arg);
   llvm::Value* clamp = b_.getInt32(31);
   auto shfl_i32 = [&](llvm::Value* x) {
-    return b_.CreateCall(
-        llvm::Intrinsic::getDeclaration(&module_, llvm::Intrinsic::nvvm_shfl_sync_bfly_i32),
-        {mask, x, lanes, clamp});
+    return b_.CreateCall(llvm::Intrinsic::getDeclaration(&module_, i32_intrinsic),
+                         {mask, x, lanes, clamp});
   };
   if (t->isFloatTy()) {
-    return b_.CreateCall(
-        llvm::Intrinsic::getDeclaration(&module_, llvm::Intrinsic::nvvm_shfl_sync_bfly_f32),
-        {mask, v, lanes, clamp});
+    return b_.CreateCall(llvm::Intrinsic::getDeclaration(&module_, f32_intrinsic),
+                         {mask, v, lanes, clamp});
   }
   if (t->isIntegerTy(32)) return shfl_i32(v);
   if (t->isIntegerTy(1)) return b_.CreateTrunc(shfl_i32(b_.CreateZExt(v, b_.getInt32Ty())), t);
@@ -69,6 +80,18 @@ llvm::Value* NvptxKernel::CombineArgmax(DType dtype, llvm::Value* value, llvm::V
   return b_.CreateSelect(take, other_value, value);
 }
 
+void NvptxKernel::WarpButterfly(const Stmt& update, llvm::Value*& v, llvm::Value*& idx) {
+  const DType dtype = kernel_->accumulators[update.acc];
+  for (int lane_mask = 16; lane_mask >= 1; lane_mask /= 2) {
+    llvm::Value* ov = ShuffleXor(v, lane_mask);
+    if (update.kind == StmtKind::kArgmaxUpdate) {
+      v = CombineArgmax(dtype, v, idx, ov, ShuffleXor(idx, lane_mask), &idx);
+    } else {
+      v = values_->Combine(update.combine, dtype, v, ov, false);
+    }
+  }
+}
+
 void NvptxKernel::BlockCombine(const Stmt& update) {
   const int warps = threads_ / 32;
   const DType dtype = kernel_->accumulators[update.acc];
@@ -84,10 +107,7 @@ void NvptxKernel::BlockCombine(const Stmt& update) {
       v = values_->Combine(update.combine, dtype, v, ov, false);
     }
   };
-  for (int lane_mask = 16; lane_mask >= 1; lane_mask /= 2) {
-    llvm::Value* ov = ShuffleXor(v, lane_mask);
-    combine(ov, argmax ? ShuffleXor(idx, lane_mask) : nullptr);
-  }
+  WarpButterfly(update, v, idx);
   if (warps > 1) {
     llvm::Value* tid = Special(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x);
     llvm::Value* shared_v = SharedArray(t, warps, "partials");
@@ -141,6 +161,12 @@ int NvptxKernel::RowGroupThreads() const {
 }
 
 void NvptxKernel::EmitRowReduction(KernelLaunch& launch) {
+  std::vector<const KernelShape*> shapes;
+  for (const auto& stage : stages_) shapes.push_back(&stage->shape);
+  if (const int warps = WarpRowsPerBlock(shapes); warps > 0) {
+    EmitWarpRows(launch, warps);
+    return;
+  }
   threads_ = RowGroupThreads();
   launch.block = {static_cast<uint32_t>(threads_), 1, 1};
   Annotate(module_, fn_, "maxntidx", threads_);

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <tuple>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/match.h"
@@ -69,26 +70,41 @@ int Count(const std::string& text, const std::string& what) {
 }
 
 TEST(PtxCompilerTest, SoftmaxRowsReduceWithWarpShuffles) {
-  // max, then sum + divide: one row group, a block per row.
+  // max, then sum + divide: one row group. Rows of 1024 are warp rows
+  // (warp_rows.h): 8 warps a block, a row each, combining by shuffles only.
   PtxProgram p = Ptx(kSoftmax);
   ASSERT_EQ(p.launches.size(), 1u);
   EXPECT_EQ(p.launches[0].form, KernelForm::kRowReduction);
   EXPECT_EQ(p.launches[0].work, 64);
-  EXPECT_EQ(p.launches[0].block[0], 256u);  // 1024 elements: 4 a thread
+  EXPECT_EQ(p.launches[0].block[0], 256u);
+  EXPECT_EQ(p.launches[0].rows_per_block, 8);
   EXPECT_TRUE(absl::StrContains(p.ptx, "shfl.sync.bfly.b32"));
-  EXPECT_TRUE(absl::StrContains(p.ptx, "bar.sync"));
-  EXPECT_TRUE(absl::StrContains(p.ptx, ".shared"));
+  EXPECT_FALSE(absl::StrContains(p.ptx, "bar.sync"));
+  EXPECT_FALSE(absl::StrContains(p.ptx, ".shared"));
   EXPECT_TRUE(absl::StrContains(p.ptx, "ex2.approx") || absl::StrContains(p.ptx, "__nv_expf") ||
               absl::StrContains(p.ptx, "fma.rn.f32"));  // libdevice expf, inlined
+  // Longer rows: a block per row, combined across warps in shared memory.
+  PtxProgram wide = Ptx(R"(graph @g(%x: f32[64,2048]) {
+    %y = softmax(%x) {axis=1} : f32[64,2048]
+    return %y
+  })");
+  ASSERT_EQ(wide.launches.size(), 1u);
+  EXPECT_EQ(wide.launches[0].block[0], 256u);  // 2048 elements: 8 a thread
+  EXPECT_EQ(wide.launches[0].rows_per_block, 1);
+  EXPECT_EQ(wide.launches[0].grid[0], 0u);  // chosen at launch
+  EXPECT_TRUE(absl::StrContains(wide.ptx, "shfl.sync.bfly.b32"));
+  EXPECT_TRUE(absl::StrContains(wide.ptx, "bar.sync"));
+  EXPECT_TRUE(absl::StrContains(wide.ptx, ".shared"));
 }
 
 TEST(PtxCompilerTest, RowGroupReadsTheRowOnce) {
   // The thread's elements are loaded once, 16 bytes at a time, and serve the
-  // max, the sum and the divide; the output goes out 16 bytes wide.
+  // max, the sum and the divide; the output goes out 16 bytes wide. Warp
+  // rows of 1024: 32 elements a lane, 8 loads.
   PtxProgram p = Ptx(kSoftmax);
-  EXPECT_EQ(Count(p.ptx, "ld.global.nc.v4.f32"), 1) << p.ptx;
+  EXPECT_EQ(Count(p.ptx, "ld.global.nc.v4.f32"), 8) << p.ptx;
   EXPECT_EQ(Count(p.ptx, "ld.global.nc.f32"), 0) << p.ptx;
-  EXPECT_EQ(Count(p.ptx, "st.global.v4.f32"), 1) << p.ptx;
+  EXPECT_EQ(Count(p.ptx, "st.global.v4.f32"), 8) << p.ptx;
   // Long rows: at most 256 threads, 16 elements each.
   PtxProgram wide = Ptx(R"(graph @g(%x: f32[32,4096]) {
     %y = softmax(%x) {axis=1} : f32[32,4096]
@@ -100,15 +116,126 @@ TEST(PtxCompilerTest, RowGroupReadsTheRowOnce) {
   EXPECT_EQ(Count(wide.ptx, "st.global.v4.f32"), 4) << wide.ptx;
   // Shared partials are 16-byte aligned: the vectorizer reads them 16 bytes
   // at a time (a misaligned address on the GPU otherwise).
-  EXPECT_FALSE(absl::StrContains(p.ptx, ".shared .align 4")) << p.ptx;
-  EXPECT_FALSE(absl::StrContains(p.ptx, ".shared .align 8")) << p.ptx;
+  EXPECT_TRUE(absl::StrContains(wide.ptx, ".shared")) << wide.ptx;
+  EXPECT_FALSE(absl::StrContains(wide.ptx, ".shared .align 4")) << wide.ptx;
+  EXPECT_FALSE(absl::StrContains(wide.ptx, ".shared .align 8")) << wide.ptx;
   // layer_norm: mean, then variance + normalize, also one kernel.
-  PtxProgram ln = Ptx(R"(graph @g(%x: f32[300,768], %w: f32[768], %b: f32[768]) {
-    %y = layer_norm(%x, %w, %b) {axis=1, eps=1e-5} : f32[300,768]
+  PtxProgram ln = Ptx(R"(graph @g(%x: f32[300,2560], %w: f32[2560], %b: f32[2560]) {
+    %y = layer_norm(%x, %w, %b) {axis=1, eps=1e-5} : f32[300,2560]
     return %y
   })");
   ASSERT_EQ(ln.launches.size(), 1u);
-  EXPECT_EQ(ln.launches[0].block[0], 192u);  // 768 / 4: a multiple of 32
+  EXPECT_EQ(ln.launches[0].block[0], 160u);  // 2560 / 4 / 4: a multiple of 32
+}
+
+std::string RowGroupGraph(const std::string& op, const std::string& dtype, int64_t rows,
+                          int64_t cols) {
+  const std::string x = absl::StrCat(dtype, "[", rows, ",", cols, "]");
+  const std::string v = absl::StrCat(dtype, "[", cols, "]");
+  if (op == "softmax") {
+    return absl::StrCat("graph @g(%x: ", x, ") {\n %y = softmax(%x) {axis=1} : ", x,
+                        "\n return %y\n}");
+  }
+  if (op == "rms_norm") {
+    return absl::StrCat("graph @g(%x: ", x, ", %w: ", v, ") {\n %y = rms_norm(%x, %w) ",
+                        "{axis=1, eps=1e-5} : ", x, "\n return %y\n}");
+  }
+  return absl::StrCat("graph @g(%x: ", x, ", %w: ", v, ", %b: ", v, ") {\n %y = ", op,
+                      "(%x, %w, %b) {axis=1, eps=1e-5} : ", x, "\n return %y\n}");
+}
+
+TEST(PtxCompilerTest, ShortRowGroupsRunAWarpPerRow) {
+  // warp_rows.h: 8 warps a block, a row each, a grid covering the rows; no
+  // barrier and no shared memory; each lane loads its 24 elements 16 bytes
+  // at a time, once for all stages; the first stage's per-row result (mean,
+  // max) reaches the second in registers, so nothing but the row (and the
+  // weight and bias) is loaded.
+  struct Case {
+    const char* op;
+    const char* dtype;
+    int vector_loads;   // row, weight, bias
+    int vector_stores;  // output
+  };
+  for (const Case& c : {Case{"layer_norm", "bf16", 9, 3}, Case{"layer_norm", "f32", 18, 6},
+                        Case{"softmax", "bf16", 3, 3}, Case{"softmax", "f32", 6, 6}}) {
+    SCOPED_TRACE(absl::StrCat(c.op, " ", c.dtype));
+    PtxProgram p = Ptx(RowGroupGraph(c.op, c.dtype, 65536, 768));
+    ASSERT_EQ(p.launches.size(), 1u);
+    const KernelLaunch& l = p.launches[0];
+    EXPECT_EQ(l.form, KernelForm::kRowReduction);
+    EXPECT_EQ(l.rows_per_block, 8);
+    EXPECT_EQ(l.block, (std::array<uint32_t, 3>{256, 1, 1}));
+    EXPECT_EQ(l.grid, (std::array<uint32_t, 3>{8192, 1, 1}));
+    EXPECT_TRUE(absl::StrContains(PrintLaunches(p.launches),
+                                  "row_reduction  block=(256,1,1)  grid=(8192,1,1)  work=65536"))
+        << PrintLaunches(p.launches);
+    EXPECT_TRUE(absl::StrContains(PrintLaunches(p.launches), "rows_per_block=8"));
+    EXPECT_TRUE(absl::StrContains(p.ptx, "shfl.sync.bfly.b32"));
+    EXPECT_FALSE(absl::StrContains(p.ptx, "bar.sync")) << p.ptx;
+    EXPECT_FALSE(absl::StrContains(p.ptx, "barrier")) << p.ptx;
+    EXPECT_FALSE(absl::StrContains(p.ptx, "bar.warp.sync")) << p.ptx;
+    EXPECT_FALSE(absl::StrContains(p.ptx, ".shared")) << p.ptx;
+    EXPECT_EQ(Count(p.ptx, "ld.global.nc.v4."), c.vector_loads) << p.ptx;
+    EXPECT_EQ(Count(p.ptx, "ld.global."), c.vector_loads) << p.ptx;
+    EXPECT_EQ(Count(p.ptx, "st.global.v4."), c.vector_stores) << p.ptx;
+    // The per-row temp (mean, max) is still written, once per row.
+    EXPECT_EQ(Count(p.ptx, "st.global."), c.vector_stores + 1) << p.ptx;
+  }
+}
+
+TEST(PtxCompilerTest, LongerRowsKeepTheBlockForm) {
+  for (const auto& [op, dtype, rows, cols] :
+       {std::tuple<const char*, const char*, int, int>{"layer_norm", "bf16", 16384, 4096},
+        {"rms_norm", "f32", 512, 1028}, {"softmax", "f16", 64, 1056}}) {
+    SCOPED_TRACE(absl::StrCat(op, " ", dtype, " ", cols));
+    PtxProgram p = Ptx(RowGroupGraph(op, dtype, rows, cols));
+    ASSERT_EQ(p.launches.size(), 1u);
+    EXPECT_EQ(p.launches[0].rows_per_block, 1);
+    EXPECT_EQ(p.launches[0].grid[0], 0u);
+    EXPECT_TRUE(absl::StrContains(p.ptx, "bar.sync"));
+    EXPECT_FALSE(absl::StrContains(PrintLaunches(p.launches), "rows_per_block"));
+  }
+}
+
+TEST(PtxCompilerTest, WarpRowsTakeRaggedRowsAndEveryReduction) {
+  // Rows that are not a multiple of 32 (or of the vector width) loop over
+  // the lane's points; row counts that are not a multiple of 8 leave the
+  // last block's extra warps idle. argmax and integer reductions shuffle
+  // their index / 32-bit halves.
+  const std::string graphs[] = {
+      R"(graph @g(%x: f32[37,67]) {
+        %s = reduce_sum(%x) {axes=[1], keepdim=false} : f32[37]
+        return %s
+      })",
+      R"(graph @g(%x: f16[13,500]) {
+        %a = argmax(%x) {axis=1, keepdim=false} : i64[13]
+        return %a
+      })",
+      R"(graph @g(%x: i32[9,40]) {
+        %m = reduce_max(%x) {axes=[1], keepdim=true} : i32[9,1]
+        return %m
+      })",
+  };
+  const uint32_t grids[] = {5, 2, 2};
+  for (int i = 0; i < 3; ++i) {
+    SCOPED_TRACE(graphs[i]);
+    PtxProgram p = Ptx(graphs[i]);
+    ASSERT_EQ(p.launches.size(), 1u);
+    EXPECT_EQ(p.launches[0].form, KernelForm::kRowReduction);
+    EXPECT_EQ(p.launches[0].rows_per_block, 8);
+    EXPECT_EQ(p.launches[0].grid[0], grids[i]);
+    EXPECT_TRUE(absl::StrContains(p.ptx, "shfl.sync.bfly.b32"));
+    EXPECT_FALSE(absl::StrContains(p.ptx, "bar.sync"));
+    EXPECT_FALSE(absl::StrContains(p.ptx, ".shared"));
+  }
+  // A float max keeps lane 0's result on every lane (+0 / -0, NaN payloads).
+  PtxProgram max = Ptx(R"(graph @g(%x: f32[64,256]) {
+    %m = reduce_max(%x) {axes=[1], keepdim=false} : f32[64]
+    return %m
+  })");
+  EXPECT_TRUE(absl::StrContains(max.ptx, "shfl.sync.idx.b32")) << max.ptx;
+  // Sums need no broadcast: partners add the same two values.
+  EXPECT_FALSE(absl::StrContains(Ptx(graphs[0]).ptx, "shfl.sync.idx"));
 }
 
 TEST(PtxCompilerTest, HalfTypeRowGroupsRecomputeTheUpcast) {
@@ -288,6 +415,8 @@ TEST(PtxCompilerTest, PtxAssemblesWithPtxas) {
   if (!std::filesystem::exists(ptxas)) GTEST_SKIP() << "no ptxas at " << ptxas;
   const std::string graphs[] = {
       kSoftmax,
+      RowGroupGraph("layer_norm", "bf16", 65536, 768),
+      RowGroupGraph("layer_norm", "f32", 64, 2048),
       R"(graph @g(%a: f16[3,70,33], %b: f16[33,65]) {
         %c = matmul(%a, %b) : f16[3,70,65]
         %r = relu(%c) : f16[3,70,65]

@@ -1,0 +1,20 @@
+#include "compiler/gpu/warp_rows.h"
+
+#include <cstdint>
+
+namespace rk::compiler::gpu {
+
+int WarpRowsPerBlock(const std::vector<const KernelShape*>& stages) {
+  if (stages.empty()) return 0;
+  const int64_t max_points = int64_t{32} * kMaxWarpRowPoints;
+  for (const KernelShape* stage : stages) {
+    if (stage->form != KernelForm::kRowReduction) return 0;
+    if (stage->row.reduce.points > max_points) return 0;
+    for (const kernel::Stmt* s : stage->row.rest) {
+      if (s->kind == kernel::StmtKind::kLoop && PeelChain({s}).points > max_points) return 0;
+    }
+  }
+  return kWarpRowsPerBlock;
+}
+
+}  // namespace rk::compiler::gpu
