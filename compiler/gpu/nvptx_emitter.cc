@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "absl/strings/str_cat.h"
+#include "absl/types/span.h"
 #include "compiler/gpu/nvptx_kernel.h"
 #include "compiler/gpu/inline_producers.h"
 #include "compiler/gpu/row_group.h"
@@ -391,8 +392,8 @@ std::vector<std::unique_ptr<codegen::ValueEmitter>> NvptxKernel::PointEmitters(
 }
 
 void NvptxKernel::VectorPoints(const LoopChain& chain, const std::vector<llvm::Value*>& bases,
-                               int width) {
-  if (bases.size() == 1 && (width == 1 || chain.loops.empty())) {
+                               int width, llvm::Value* last_base_valid) {
+  if (bases.size() == 1 && last_base_valid == nullptr && (width == 1 || chain.loops.empty())) {
     SetChainVars(chain, bases[0]);
     EmitStmts(chain.body);
     return;
@@ -411,10 +412,22 @@ void NvptxKernel::VectorPoints(const LoopChain& chain, const std::vector<llvm::V
   }
   std::vector<std::unique_ptr<codegen::ValueEmitter>> points =
       PointEmitters(chain, bases, width, loads);
+  for (size_t k = 0; k < bases.size(); ++k) {
+    PointBodies(chain, absl::MakeSpan(points).subspan(k * width, width), only_stores,
+                k + 1 == bases.size() ? last_base_valid : nullptr);
+  }
+  values_->ClearCache();
+}
+
+void NvptxKernel::PointBodies(const LoopChain& chain,
+                              absl::Span<const std::unique_ptr<codegen::ValueEmitter>> points,
+                              bool only_stores, llvm::Value* valid) {
+  // Where `valid` may be false, updates are selected rather than branched
+  // around, so the points' loads keep their place before the math.
   codegen::ValueEmitter* stage_values = values_;
   std::vector<std::pair<llvm::Value*, llvm::Value*>> stores;
-  for (size_t i = 0; i < points.size(); ++i) {
-    values_ = points[i].get();
+  for (const auto& point : points) {
+    values_ = point.get();
     for (const Stmt* s : chain.body) {
       if (s->kind == StmtKind::kStore && only_stores) {
         const DType dtype = program_.buffers[s->buffer].type.dtype;
@@ -423,21 +436,33 @@ void NvptxKernel::VectorPoints(const LoopChain& chain, const std::vector<llvm::V
       } else if (s->kind == StmtKind::kAccUpdate) {
         const DType dtype = kernel_->accumulators[s->acc];
         llvm::Value* acc = b_.CreateLoad(values_->ComputeType(dtype), values_->accs[s->acc]);
-        b_.CreateStore(values_->Combine(s->combine, dtype, acc, values_->Emit(s->value), false),
-                       values_->accs[s->acc]);
+        llvm::Value* next = values_->Combine(s->combine, dtype, acc, values_->Emit(s->value), false);
+        b_.CreateStore(valid ? b_.CreateSelect(valid, next, acc) : next, values_->accs[s->acc]);
+      } else if (s->kind == StmtKind::kArgmaxUpdate && valid != nullptr) {
+        const DType dtype = kernel_->accumulators[s->acc];
+        llvm::Value* best = b_.CreateLoad(values_->ComputeType(dtype), values_->accs[s->acc]);
+        llvm::Value* index = b_.CreateLoad(b_.getInt64Ty(), values_->accs[s->acc + 1]);
+        llvm::Value* v = values_->Emit(s->value);
+        llvm::Value* take = b_.CreateAnd(valid, values_->ArgmaxTake(dtype, v, best));
+        b_.CreateStore(b_.CreateSelect(take, v, best), values_->accs[s->acc]);
+        b_.CreateStore(b_.CreateSelect(take, values_->Emit(s->index), index),
+                       values_->accs[s->acc + 1]);
+      } else if (valid != nullptr) {
+        If(valid, [&] { EmitStmt(*s); });
       } else {
         EmitStmt(*s);
       }
     }
-    // Each base's stores go out as soon as its points are done: a vector
-    // store's worth of values live at a time.
-    if ((i + 1) % width == 0) {
-      for (const auto& [value, pointer] : stores) b_.CreateStore(value, pointer);
-      stores.clear();
-    }
   }
   values_ = stage_values;
-  values_->ClearCache();
+  auto store_all = [&] {
+    for (const auto& [value, pointer] : stores) b_.CreateStore(value, pointer);
+  };
+  if (valid != nullptr && !stores.empty()) {
+    If(valid, store_all);
+  } else {
+    store_all();
+  }
 }
 
 absl::StatusOr<std::unique_ptr<llvm::Module>> EmitNvptxModule(const kernel::Program& original,

@@ -18,6 +18,7 @@
 #include <memory>
 #include <vector>
 
+#include "absl/types/span.h"
 #include "compiler/codegen/value_emitter.h"
 #include "compiler/gpu/kernel_shape.h"
 #include "compiler/gpu/nvptx_emitter.h"
@@ -58,9 +59,11 @@ class NvptxKernel {
   // One stage of a warp row: reduction, combine, epilogue. Per-row results
   // it stores go into `row_values` (buffer -> value) for later stages.
   void WarpRowStage(llvm::Value* lane, std::vector<std::pair<int32_t, llvm::Value*>>& row_values);
-  // Runs `chain` split over the 32 lanes of a warp: constant vector points
-  // where they divide evenly (a lane at most kMaxWarpRowPoints), loaded all
-  // at once or one vector at a time, else a loop.
+  // Runs `chain` split over the 32 lanes of a warp as constant vector points
+  // (lane l's are (j * 32 + l) * width + v), loaded all at once or one
+  // vector at a time; where the vectors do not divide by 32, the last one a
+  // lane loads is clamped into the row and runs only if it is its own.
+  // Chains with more than 32 * kMaxWarpRowPoints points loop instead.
   enum class WarpLoads { kAllFirst, kByVector };
   void WarpStridedChain(const LoopChain& chain, llvm::Value* lane, WarpLoads loads);
   // The accumulators' partial values combined across the warp; every lane
@@ -83,8 +86,17 @@ class NvptxKernel {
   void BlockStridedChain(const LoopChain& chain);
   // Runs the chain's body at points base + v, v in [0, width), for each
   // base in turn: the innermost variable steps by one (the caller keeps the
-  // points in one innermost row). Loads of every point come first.
-  void VectorPoints(const LoopChain& chain, const std::vector<llvm::Value*>& bases, int width);
+  // points in one innermost row). Loads of every point come first; each
+  // base's elementwise stores follow its points. With `last_base_valid`, the
+  // last base's points are loaded (the caller keeps them in bounds) but run
+  // only where it is true.
+  void VectorPoints(const LoopChain& chain, const std::vector<llvm::Value*>& bases, int width,
+                    llvm::Value* last_base_valid = nullptr);
+  // The bodies of one base's `points` (VectorPoints), then its stores; with
+  // `valid`, only where it is true.
+  void PointBodies(const LoopChain& chain,
+                   absl::Span<const std::unique_ptr<codegen::ValueEmitter>> points,
+                   bool only_stores, llvm::Value* valid);
   // VectorPoints' emitters, one per point (bases outer, v inner), each with
   // the `loads` of read-only buffers already emitted.
   std::vector<std::unique_ptr<codegen::ValueEmitter>> PointEmitters(

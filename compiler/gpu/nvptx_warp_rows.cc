@@ -27,23 +27,38 @@ constexpr int kWarpSize = 32;
 void NvptxKernel::WarpStridedChain(const LoopChain& chain, llvm::Value* lane, WarpLoads loads) {
   if (chain.points <= 0) return;
   const int64_t inner = chain.loops.empty() ? 1 : chain.loops.back()->extent;
-  for (int width = VectorWidth(chain.points, inner); width >= 1; width /= 2) {
-    const int64_t slots = int64_t{kWarpSize} * width;
-    if (chain.points % slots != 0 || chain.points / kWarpSize > kMaxWarpRowPoints) continue;
-    // Lane l's points: (j * 32 + l) * width + v, constant j and v.
-    std::vector<llvm::Value*> bases;
-    for (int64_t j = 0; j < chain.points / slots; ++j) {
-      llvm::Value* slot = b_.CreateAdd(lane, b_.getInt64(j * kWarpSize), "", true, true);
-      bases.push_back(b_.CreateMul(slot, b_.getInt64(width), "", true, true));
-    }
-    if (loads == WarpLoads::kAllFirst) {
-      VectorPoints(chain, bases, width);
-    } else {
-      for (llvm::Value* base : bases) VectorPoints(chain, {base}, width);
-    }
+  const int width = VectorWidth(chain.points, inner);
+  const int64_t vectors = chain.points / width;
+  const int64_t per_lane = (vectors + kWarpSize - 1) / kWarpSize;
+  if (chain.loops.empty() || per_lane * width > kMaxWarpRowPoints) {
+    StridedChain(chain, lane, b_.getInt64(kWarpSize));
     return;
   }
-  StridedChain(chain, lane, b_.getInt64(kWarpSize));
+  std::vector<llvm::Value*> bases;
+  llvm::Value* last_valid = nullptr;
+  llvm::Value* last_unclamped = nullptr;
+  for (int64_t j = 0; j < per_lane; ++j) {
+    llvm::Value* vector = b_.CreateAdd(lane, b_.getInt64(j * kWarpSize), "", true, true);
+    if ((j + 1) * kWarpSize > vectors) {
+      last_valid = b_.CreateICmpULT(vector, b_.getInt64(vectors));
+      last_unclamped = b_.CreateMul(vector, b_.getInt64(width), "", true, true);
+      vector = b_.CreateSelect(last_valid, vector, b_.getInt64(vectors - 1));
+    }
+    bases.push_back(b_.CreateMul(vector, b_.getInt64(width), "", true, true));
+  }
+  if (loads == WarpLoads::kAllFirst) {
+    VectorPoints(chain, bases, width, last_valid);
+    return;
+  }
+  // One vector at a time; a lane's vector past the row's end is skipped
+  // whole, its loads inside the branch too (together, from one base).
+  for (size_t k = 0; k < bases.size(); ++k) {
+    if (k + 1 == bases.size() && last_valid != nullptr) {
+      If(last_valid, [&] { VectorPoints(chain, {last_unclamped}, width); });
+    } else {
+      VectorPoints(chain, {bases[k]}, width);
+    }
+  }
 }
 
 void NvptxKernel::WarpCombine(const Stmt& update) {

@@ -198,9 +198,9 @@ TEST(PtxCompilerTest, LongerRowsKeepTheBlockForm) {
 }
 
 TEST(PtxCompilerTest, WarpRowsTakeRaggedRowsAndEveryReduction) {
-  // Rows that are not a multiple of 32 (or of the vector width) loop over
-  // the lane's points; row counts that are not a multiple of 8 leave the
-  // last block's extra warps idle. argmax and integer reductions shuffle
+  // Rows that are not a multiple of 32 vectors give some lanes one vector
+  // fewer; row counts that are not a multiple of 8 leave the last block's
+  // extra warps idle. argmax and integer reductions shuffle
   // their index / 32-bit halves.
   const std::string graphs[] = {
       R"(graph @g(%x: f32[37,67]) {
@@ -228,6 +228,16 @@ TEST(PtxCompilerTest, WarpRowsTakeRaggedRowsAndEveryReduction) {
     EXPECT_FALSE(absl::StrContains(p.ptx, "bar.sync"));
     EXPECT_FALSE(absl::StrContains(p.ptx, ".shared"));
   }
+  // 1000 bf16 = 125 vectors of 8: four a lane, the fourth clamped into the
+  // row (and skipped) on lanes past the end; every access stays 16 bytes.
+  PtxProgram ragged = Ptx(RowGroupGraph("layer_norm", "bf16", 4096, 1000));
+  ASSERT_EQ(ragged.launches.size(), 1u);
+  EXPECT_EQ(ragged.launches[0].rows_per_block, 8);
+  EXPECT_GT(Count(ragged.ptx, "ld.global.nc.v4.u32"), 0);
+  EXPECT_EQ(Count(ragged.ptx, "ld.global."), Count(ragged.ptx, "ld.global.nc.v4.u32"))
+      << ragged.ptx;
+  EXPECT_EQ(Count(ragged.ptx, "st.global."), Count(ragged.ptx, "st.global.v4.b32") + 1)
+      << ragged.ptx;
   // A float max keeps lane 0's result on every lane (+0 / -0, NaN payloads).
   PtxProgram max = Ptx(R"(graph @g(%x: f32[64,256]) {
     %m = reduce_max(%x) {axes=[1], keepdim=false} : f32[64]
