@@ -163,7 +163,7 @@ int NvptxKernel::RowGroupThreads() const {
 void NvptxKernel::EmitRowReduction(KernelLaunch& launch) {
   std::vector<const KernelShape*> shapes;
   for (const auto& stage : stages_) shapes.push_back(&stage->shape);
-  if (const int warps = WarpRowsPerBlock(shapes); warps > 0) {
+  if (const int warps = WarpRowsPerBlock(shapes, max_elem_bytes_); warps > 0) {
     EmitWarpRows(launch, warps);
     return;
   }

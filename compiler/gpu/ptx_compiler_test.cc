@@ -186,7 +186,8 @@ TEST(PtxCompilerTest, ShortRowGroupsRunAWarpPerRow) {
 TEST(PtxCompilerTest, LongerRowsKeepTheBlockForm) {
   for (const auto& [op, dtype, rows, cols] :
        {std::tuple<const char*, const char*, int, int>{"layer_norm", "bf16", 16384, 4096},
-        {"rms_norm", "f32", 512, 1028}, {"softmax", "f16", 64, 1056}}) {
+        {"rms_norm", "f32", 512, 1028}, {"softmax", "f16", 64, 1056},
+        {"softmax", "f64", 64, 1024}}) {  // 8-byte values: 16 a lane, rows up to 512
     SCOPED_TRACE(absl::StrCat(op, " ", dtype, " ", cols));
     PtxProgram p = Ptx(RowGroupGraph(op, dtype, rows, cols));
     ASSERT_EQ(p.launches.size(), 1u);
@@ -215,9 +216,13 @@ TEST(PtxCompilerTest, WarpRowsTakeRaggedRowsAndEveryReduction) {
         %m = reduce_max(%x) {axes=[1], keepdim=true} : i32[9,1]
         return %m
       })",
+      R"(graph @g(%x: f64[64,512]) {
+        %y = softmax(%x) {axis=1} : f64[64,512]
+        return %y
+      })",
   };
-  const uint32_t grids[] = {5, 2, 2};
-  for (int i = 0; i < 3; ++i) {
+  const uint32_t grids[] = {5, 2, 2, 8};
+  for (int i = 0; i < 4; ++i) {
     SCOPED_TRACE(graphs[i]);
     PtxProgram p = Ptx(graphs[i]);
     ASSERT_EQ(p.launches.size(), 1u);

@@ -31,17 +31,21 @@
 
 namespace rk::compiler::gpu {
 
-// Most points of a stage's reduction or epilogue loop one lane holds: rows
-// of up to 32 * 32 = 1024 elements are warp rows.
+// Most points of a stage's reduction or epilogue loop one lane holds.
 inline constexpr int kMaxWarpRowPoints = 32;
+// What those points may take in registers, in their compute types (f16 and
+// bf16 are computed in f32): 32 points of 4 bytes (rows of up to 1024
+// elements), 16 of 8 bytes (rows of up to 512 f64 or i64 elements).
+inline constexpr int kMaxWarpRowBytes = 128;
 // Rows (warps) per block.
 inline constexpr int kWarpRowsPerBlock = 8;
 
 // Warps per block for the row group whose stages (row reductions over the
 // same rows, in order) are `stages`, each warp taking its own rows; 0 keeps
-// the block form. Rows qualify when every stage's reduction and epilogue
-// loops have at most 32 * kMaxWarpRowPoints points.
-int WarpRowsPerBlock(const std::vector<const KernelShape*>& stages);
+// the block form. `element_bytes` is the widest element the stages stream.
+// Rows qualify when every stage's reduction and epilogue loops have at most
+// 32 points per lane, and at most kMaxWarpRowBytes of them in compute types.
+int WarpRowsPerBlock(const std::vector<const KernelShape*>& stages, int element_bytes);
 
 }  // namespace rk::compiler::gpu
 
