@@ -351,7 +351,7 @@ void NvptxKernel::EmitGridStride() {
       continue;
     }
     ForLoop(first, b_.getInt64(phase.points / width), step, [&](llvm::Value* q) {
-      VectorPoints(phase, {b_.CreateMul(q, b_.getInt64(width), "", true, true)}, width);
+      VectorPoints(phase, b_.CreateMul(q, b_.getInt64(width), "", true, true), width);
     });
   }
 }

@@ -92,6 +92,9 @@ class NvptxKernel {
   // only where it is true.
   void VectorPoints(const LoopChain& chain, const std::vector<llvm::Value*>& bases, int width,
                     llvm::Value* last_base_valid = nullptr);
+  void VectorPoints(const LoopChain& chain, llvm::Value* base, int width) {
+    VectorPoints(chain, std::vector<llvm::Value*>{base}, width);
+  }
   // The bodies of one base's `points` (VectorPoints), then its stores; with
   // `valid`, only where it is true.
   void PointBodies(const LoopChain& chain,

@@ -25,7 +25,7 @@ void NvptxKernel::BlockStridedChain(const LoopChain& chain) {
     if (chain.points % slots != 0 || chain.points / threads_ > kMaxUnrolledPoints) continue;
     for (int64_t j = 0; j < chain.points / slots; ++j) {
       llvm::Value* slot = b_.CreateAdd(tid, b_.getInt64(j * threads_), "", true, true);
-      VectorPoints(chain, {b_.CreateMul(slot, b_.getInt64(width), "", true, true)}, width);
+      VectorPoints(chain, b_.CreateMul(slot, b_.getInt64(width), "", true, true), width);
     }
     return;
   }

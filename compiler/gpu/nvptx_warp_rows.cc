@@ -54,9 +54,9 @@ void NvptxKernel::WarpStridedChain(const LoopChain& chain, llvm::Value* lane, Wa
   // whole, its loads inside the branch too (together, from one base).
   for (size_t k = 0; k < bases.size(); ++k) {
     if (k + 1 == bases.size() && last_valid != nullptr) {
-      If(last_valid, [&] { VectorPoints(chain, {last_unclamped}, width); });
+      If(last_valid, [&] { VectorPoints(chain, last_unclamped, width); });
     } else {
-      VectorPoints(chain, {bases[k]}, width);
+      VectorPoints(chain, bases[k], width);
     }
   }
 }
