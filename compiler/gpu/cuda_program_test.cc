@@ -5,6 +5,7 @@
 // else no farther from fp64 than the native reference is, times 2 or 3),
 // planted faults, and the Unavailable path. GPU tests skip with the driver's
 // reason where there is no GPU.
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -121,6 +122,62 @@ TEST(CudaDiffTest, UnaryOpsEveryFloatType) {
       spec.high = 3;
       Check(absl::StrCat("graph @g(%x: ", t, ") {\n %y = ", op, "(%x) : ", t, "\n return %y\n}"),
             Tolerance(dtype), Cuda(), spec);
+    }
+  }
+}
+
+// Runs `op` on every 16-bit pattern of `dtype` (f16/bf16: NaNs, infinities,
+// subnormals included) and compares with the exact result rounded once to
+// `dtype`: every element must be that value or a neighbour (one unit in the
+// last place), and at most 1% of them a neighbour. Returns "" on a pass.
+std::string CheckNearlyCorrectlyRounded(const std::string& op, const std::string& dtype,
+                                        const std::string& device) {
+  const std::string t = absl::StrCat(dtype, "[65536]");
+  absl::StatusOr<Graph> graph =
+      Parse(absl::StrCat("graph @g(%x: ", t, ") {\n %y = ", op, "(%x) : ", t, "\n return %y\n}"));
+  if (!graph.ok()) return graph.status().ToString();
+  CompileOptions options;
+  options.device = device;
+  absl::StatusOr<Executable> exe = Compile(*graph, options);
+  if (!exe.ok()) return exe.status().ToString();
+  HostTensor x = HostTensor::Zeros(graph->type(graph->inputs()[0]));
+  for (int i = 0; i < 65536; ++i) x.data<uint16_t>()[i] = static_cast<uint16_t>(i);
+  absl::StatusOr<std::vector<HostTensor>> got = exe->Run({x});
+  if (!got.ok()) return got.status().ToString();
+  HostTensor want = HostTensor::Zeros(x.type());
+  int64_t neighbours = 0;
+  for (int i = 0; i < 65536; ++i) {
+    const double v = x.GetDouble(i);
+    want.SetDouble(i, op == "exp" ? std::exp(v) : 1 / (1 + std::exp(-v)));
+    const uint16_t g = (*got)[0].data<uint16_t>()[i], w = want.data<uint16_t>()[i];
+    if (std::isnan(want.GetDouble(i)) && std::isnan((*got)[0].GetDouble(i))) continue;
+    if (g == w) continue;
+    if (std::abs(int{g} - int{w}) != 1 || (g ^ w) >= 0x8000) {
+      return absl::StrCat(op, "(", v, "): got ", (*got)[0].GetDouble(i), " want ",
+                          want.GetDouble(i));
+    }
+    ++neighbours;
+  }
+  if (neighbours > 655) return absl::StrCat(op, ": ", neighbours, " of 65536 off by one ulp");
+  return "";
+}
+
+TEST(CudaUnavailableTest, SixteenBitExpAndSigmoidRoundNearlyCorrectlyOnTheCpu) {
+  // The check below, on the CPU backend: it runs without a GPU.
+  for (const char* dtype : {"bf16", "f16"}) {
+    for (const char* op : {"exp", "sigmoid"}) {
+      EXPECT_EQ(CheckNearlyCorrectlyRounded(op, dtype, "cpu"), "") << dtype;
+    }
+  }
+}
+
+TEST(CudaDiffTest, SixteenBitExpAndSigmoidRoundNearlyCorrectly) {
+  // f16/bf16 exp and sigmoid use ex2.approx / rcp.approx (codegen_options.h):
+  // all 65,536 inputs of each type still round to the exact value or next to it.
+  REQUIRE_GPU();
+  for (const char* dtype : {"bf16", "f16"}) {
+    for (const char* op : {"exp", "sigmoid"}) {
+      EXPECT_EQ(CheckNearlyCorrectlyRounded(op, dtype, "cuda"), "") << dtype;
     }
   }
 }

@@ -421,6 +421,19 @@ void NvptxKernel::VectorPoints(const LoopChain& chain, llvm::Value* base, int wi
   values_->ClearCache();
 }
 
+namespace {
+
+// "sm_90a" -> 90; 0 when unreadable (the PTX compiler rejects such names).
+int ArchNumber(const std::string& arch) {
+  int number = 0;
+  for (size_t i = 3; i < arch.size() && arch[i] >= '0' && arch[i] <= '9'; ++i) {
+    number = number * 10 + (arch[i] - '0');
+  }
+  return number;
+}
+
+}  // namespace
+
 absl::StatusOr<std::unique_ptr<llvm::Module>> EmitNvptxModule(const kernel::Program& original,
                                                               const GpuOptions& options,
                                                               llvm::LLVMContext& context,
@@ -429,7 +442,9 @@ absl::StatusOr<std::unique_ptr<llvm::Module>> EmitNvptxModule(const kernel::Prog
   kernel::Program program = original;
   InlineElementwiseProducers(program);
   auto module = std::make_unique<llvm::Module>("rk_gpu_program", context);
-  const codegen::CodegenOptions codegen_options{options.fast_math, options.low_precision, 1, 1};
+  codegen::CodegenOptions codegen_options{options.fast_math, options.low_precision, 1, 1};
+  codegen_options.native_bf16 = ArchNumber(options.arch) >= 80;
+  codegen_options.approx_16bit_math = true;
   std::vector<KernelShape> shapes;
   for (const kernel::Kernel& k : program.kernels) {
     shapes.push_back(AnalyzeKernel(program, k));

@@ -222,6 +222,26 @@ TEST(PtxCompilerTest, HalfTypesAreStoredAs16BitsAndComputedInF32) {
   EXPECT_TRUE(absl::StrContains(bf16.ptx, ".u16") || absl::StrContains(bf16.ptx, ".b16"));
 }
 
+TEST(PtxCompilerTest, SixteenBitExpAndSigmoidUseHardwareApproximations) {
+  for (const char* type : {"bf16[1000]", "f16[1000]"}) {
+    SCOPED_TRACE(type);
+    EXPECT_TRUE(absl::StrContains(Ptx(Unary("exp", type)).ptx, "ex2.approx.f32"));
+    const std::string sigmoid = Ptx(Unary("sigmoid", type)).ptx;
+    EXPECT_TRUE(absl::StrContains(sigmoid, "rcp.approx.ftz.f32")) << sigmoid;
+    EXPECT_FALSE(absl::StrContains(sigmoid, "rcp.rn.f32")) << sigmoid;
+  }
+  // f32 keeps libdevice's expf (which scales into ex2.approx.ftz) and IEEE division.
+  EXPECT_FALSE(absl::StrContains(Ptx(Unary("exp", "f32[1000]")).ptx, "ex2.approx.f32"));
+  EXPECT_TRUE(absl::StrContains(Ptx(Unary("sigmoid", "f32[1000]")).ptx, "rcp.rn.f32"));
+}
+
+TEST(PtxCompilerTest, Bf16RoundsInHardwareFromSm80) {
+  EXPECT_TRUE(absl::StrContains(Ptx(Unary("tanh", "bf16[1000]")).ptx, "cvt.rn.bf16.f32"));
+  GpuOptions sm75;
+  sm75.arch = "sm_75";
+  EXPECT_FALSE(absl::StrContains(Ptx(Unary("tanh", "bf16[1000]"), {}, sm75).ptx, "cvt.rn.bf16"));
+}
+
 TEST(PtxCompilerTest, EveryMathFunctionBindsToLibdevice) {
   for (const char* op : {"exp", "log", "tanh", "erf", "sin", "cos", "gelu", "sigmoid", "rsqrt"}) {
     for (const char* type : {"f32[33]", "f64[33]"}) {
