@@ -37,6 +37,9 @@ llvm::Value* ValueEmitter::FromStorage(llvm::Value* v, DType dtype) {
   switch (dtype) {
     case DType::kF16: return b_.CreateFPExt(b_.CreateBitCast(v, b_.getHalfTy()), b_.getFloatTy());
     case DType::kBF16:
+      if (options_.native_bf16) {
+        return b_.CreateFPExt(b_.CreateBitCast(v, b_.getBFloatTy()), b_.getFloatTy());
+      }
       return b_.CreateBitCast(b_.CreateShl(b_.CreateZExt(v, b_.getInt32Ty()), 16), b_.getFloatTy());
     case DType::kBool: return b_.CreateICmpNE(v, b_.getInt8(0));
     default: return v;
