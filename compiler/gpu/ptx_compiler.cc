@@ -262,7 +262,9 @@ std::string PrintLaunches(const std::vector<KernelLaunch>& launches) {
     } else {
       absl::StrAppendFormat(&text, "(%u,%u,%u)", l.grid[0], l.grid[1], l.grid[2]);
     }
-    absl::StrAppendFormat(&text, "  work=%d  buffers=%d\n", l.work, l.buffers.size());
+    absl::StrAppendFormat(&text, "  work=%d  buffers=%d", l.work, l.buffers.size());
+    if (l.scratch_bytes > 0) absl::StrAppendFormat(&text, "  scratch=%d", l.scratch_bytes);
+    text += "\n";
   }
   return text;
 }
