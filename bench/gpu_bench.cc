@@ -1,7 +1,9 @@
 // GPU kernel and compile-latency benchmark for device=cuda (docs/GPU.md).
 //
 // For each case (fused elementwise chain, softmax, layer_norm, matmul on
-// realistic shapes, f32 and bf16): compile latency (cold: first compile of
+// realistic shapes, f32 and bf16; long reductions that take two passes,
+// compiler/gpu/split_rows.h: a full sum and argmax of 64M f32, row sums of
+// [64, 1M] f32): compile latency (cold: first compile of
 // the graph in this process; warm: the same graph again, the driver module
 // cached), GPU time per execution with the inputs resident (events around
 // back-to-back executions), the achieved bandwidth over the fewest bytes the
@@ -70,6 +72,13 @@ std::string Matmul(const std::string& t, int64_t m, int64_t k, int64_t n) {
                       "]) {\n  %c = matmul(%a, %b) : ", t, "[", m, ",", n, "]\n  return %c\n}");
 }
 
+// One reduction of a `t`[dims] input, `attrs` as the graph writes them.
+std::string Reduce(const std::string& op, const std::string& t, const std::string& dims,
+                   const std::string& attrs, const std::string& out) {
+  return absl::StrCat("graph @", op, "(%x: ", t, "[", dims, "]) {\n  %y = ", op, "(%x) {", attrs,
+                      "} : ", out, "\n  return %y\n}");
+}
+
 double MsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
       .count();
@@ -121,6 +130,15 @@ int Run(bool quick, const std::string& json_path) {
     cases.push_back({"matmul", t, Matmul(t, mm, mm, mm), 2.0 * mm * mm * mm});
   }
   cases.push_back({"matmul fast_math", "f32", Matmul("f32", mm, mm, mm), 2.0 * mm * mm * mm, true});
+  // Few long rows: two passes (compiler/gpu/split_rows.h).
+  const std::string n = quick ? "16777216" : "67108864";
+  const std::string few_rows = quick ? "64,262144" : "64,1048576";
+  const char* all = "axes=[0], keepdim=false";
+  cases.push_back({"reduce_sum full", "f32", Reduce("reduce_sum", "f32", n, all, "f32[]")});
+  cases.push_back({"reduce_sum rows", "f32",
+                   Reduce("reduce_sum", "f32", few_rows, "axes=[1], keepdim=false", "f32[64]")});
+  cases.push_back(
+      {"argmax full", "f32", Reduce("argmax", "f32", n, "axis=0, keepdim=false", "i64[]")});
 
   // LLVM's NVPTX target and libdevice load once per process: keep them out
   // of the per-case cold numbers.

@@ -61,6 +61,18 @@ def matmul(a, b):
     return a @ b
 
 
+def reduce_sum_full(x):
+    return x.sum()
+
+
+def reduce_sum_rows(x):
+    return x.sum(dim=1)
+
+
+def argmax_full(x):
+    return torch.argmax(x)
+
+
 def cases(quick):
     rows = 4096 if quick else 16384
     mm = 1024 if quick else 4096
@@ -72,6 +84,13 @@ def cases(quick):
         out.append(("layer_norm", name, layer_norm, [(rows, 4096), (4096,), (4096,)], dtype, 0))
         out.append(("layer_norm", name, layer_norm, [(rows * 4, 768), (768,), (768,)], dtype, 0))
         out.append(("matmul", name, matmul, [(mm, mm), (mm, mm)], dtype, 2.0 * mm ** 3))
+    # Few long rows (two passes in reprokit, compiler/gpu/split_rows.h).
+    n = 1 << (24 if quick else 26)
+    few_rows = (64, 1 << (18 if quick else 20))
+    f32 = torch.float32
+    out.append(("reduce_sum full", "f32", reduce_sum_full, [(n,)], f32, 0))
+    out.append(("reduce_sum rows", "f32", reduce_sum_rows, [few_rows], f32, 0))
+    out.append(("argmax full", "f32", argmax_full, [(n,)], f32, 0))
     return out
 
 

@@ -15,6 +15,16 @@ struct CodegenOptions {
   // instead of calls to expf. The x86 backend turns it on for kernels with
   // enough work (host_compiler.h); NVPTX keeps libdevice's expf.
   bool inline_exp = false;
+  // NVPTX sm_80 and newer: f32 -> bf16 through the hardware's round-to-nearest
+  // conversion (cvt.rn.bf16.f32, one instruction) instead of integer
+  // arithmetic on the bits. Same value; a NaN becomes the canonical NaN.
+  bool native_bf16 = false;
+  // NVPTX: exp and sigmoid of f16/bf16-typed ops use the hardware's
+  // ex2.approx and rcp.approx. Their relative error (<= 2^-17 over f32's whole
+  // range) is far below the 2^-9 (bf16) and 2^-12 (f16) relative rounding of
+  // the op's own result type, so the value the program holds is unaffected in
+  // all but rare ties; f32 and f64 ops keep the accurate functions.
+  bool approx_16bit_math = false;
 };
 
 }  // namespace rk::compiler::codegen

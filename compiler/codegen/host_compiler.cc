@@ -10,24 +10,12 @@
 #include "compiler/codegen/emit_module.h"
 #include "compiler/codegen/jit.h"
 #include "compiler/codegen/kernel_cache.h"
+#include "compiler/support/stopwatch.h"
 #include "llvm/Linker/Linker.h"
 #include "llvm/Support/raw_ostream.h"
 
 namespace rk::compiler::codegen {
 namespace {
-
-class Stopwatch {
- public:
-  double Lap() {
-    const auto now = std::chrono::steady_clock::now();
-    const double ms = std::chrono::duration<double, std::milli>(now - last_).count();
-    last_ = now;
-    return ms;
-  }
-
- private:
-  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
-};
 
 std::string ModuleText(const llvm::Module& module) {
   std::string text;

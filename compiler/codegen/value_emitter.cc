@@ -4,6 +4,7 @@
 
 #include "compiler/codegen/accurate_exp.h"
 #include "llvm/IR/Intrinsics.h"
+#include "llvm/IR/IntrinsicsNVPTX.h"
 
 namespace rk::compiler::codegen {
 
@@ -36,6 +37,9 @@ llvm::Value* ValueEmitter::FromStorage(llvm::Value* v, DType dtype) {
   switch (dtype) {
     case DType::kF16: return b_.CreateFPExt(b_.CreateBitCast(v, b_.getHalfTy()), b_.getFloatTy());
     case DType::kBF16:
+      if (options_.native_bf16) {
+        return b_.CreateFPExt(b_.CreateBitCast(v, b_.getBFloatTy()), b_.getFloatTy());
+      }
       return b_.CreateBitCast(b_.CreateShl(b_.CreateZExt(v, b_.getInt32Ty()), 16), b_.getFloatTy());
     case DType::kBool: return b_.CreateICmpNE(v, b_.getInt8(0));
     default: return v;
@@ -46,6 +50,9 @@ llvm::Value* ValueEmitter::ToStorage(llvm::Value* v, DType dtype) {
   switch (dtype) {
     case DType::kF16: return b_.CreateBitCast(b_.CreateFPTrunc(v, b_.getHalfTy()), b_.getInt16Ty());
     case DType::kBF16: {
+      if (options_.native_bf16) {
+        return b_.CreateBitCast(b_.CreateFPTrunc(v, b_.getBFloatTy()), b_.getInt16Ty());
+      }
       // Round to nearest even; NaN stays a quiet NaN.
       llvm::Value* bits = b_.CreateBitCast(v, b_.getInt32Ty());
       llvm::Value* lsb = b_.CreateAnd(b_.CreateLShr(bits, 16), 1);
@@ -186,6 +193,24 @@ llvm::Value* ValueEmitter::AccurateExp(llvm::Value* x) {
   return MathCall("expf", "exp", x);
 }
 
+llvm::Value* ValueEmitter::ApproxExp(llvm::Value* x) {
+  llvm::Value* s = b_.CreateFMul(x, llvm::ConstantFP::get(x->getType(), 1.4426950408889634));
+  return b_.CreateCall(
+      llvm::Intrinsic::getDeclaration(&module_, llvm::Intrinsic::nvvm_ex2_approx_f), {s});
+}
+
+llvm::Value* ValueEmitter::ApproxSigmoid(llvm::Value* x) {
+  // t = e^-|x| in (0, 1]; r = 1 / (1 + t) needs no denormal or overflow care;
+  // x >= 0: r, else t * r (t keeps the tiny results of very negative x).
+  llvm::Type* t = x->getType();
+  llvm::Value* e = ApproxExp(b_.CreateFNeg(Intrinsic(llvm::Intrinsic::fabs, x)));
+  llvm::Value* r = b_.CreateCall(
+      llvm::Intrinsic::getDeclaration(&module_, llvm::Intrinsic::nvvm_rcp_approx_ftz_f),
+      {b_.CreateFAdd(llvm::ConstantFP::get(t, 1.0), e)});
+  // A NaN x makes e, r and t * r NaN: no separate check.
+  return b_.CreateSelect(b_.CreateFCmpOGE(x, llvm::ConstantFP::get(t, 0.0)), r, b_.CreateFMul(e, r));
+}
+
 llvm::Value* ValueEmitter::FastTanh(llvm::Value* x) {
   llvm::Type* t = x->getType();
   auto c = [&](double v) { return llvm::ConstantFP::get(t, v); };
@@ -208,6 +233,10 @@ llvm::Value* ValueEmitter::EmitUnary(Op op, DType dtype, llvm::Value* x) {
     return x;
   }
   const bool fast = options_.fast_math && !t->isDoubleTy();
+  if (options_.approx_16bit_math && !fast && (dtype == DType::kF16 || dtype == DType::kBF16)) {
+    if (op == Op::kExp) return ApproxExp(x);
+    if (op == Op::kSigmoid) return ApproxSigmoid(x);
+  }
   switch (op) {
     case Op::kNeg: return b_.CreateFNeg(x);
     case Op::kAbs: return Intrinsic(llvm::Intrinsic::fabs, x);
@@ -218,8 +247,13 @@ llvm::Value* ValueEmitter::EmitUnary(Op op, DType dtype, llvm::Value* x) {
     case Op::kReciprocal: return b_.CreateFDiv(c(1.0), x);
     case Op::kTanh: return fast ? FastTanh(x) : MathCall("tanhf", "tanh", x);
     case Op::kSigmoid: {
-      llvm::Value* e = fast ? FastExp(b_.CreateFNeg(x)) : AccurateExp(b_.CreateFNeg(x));
-      return b_.CreateFDiv(c(1.0), b_.CreateFAdd(c(1.0), e));
+      if (fast) return b_.CreateFDiv(c(1.0), b_.CreateFAdd(c(1.0), FastExp(b_.CreateFNeg(x))));
+      // t = e^-|x| never overflows: x >= 0 gives 1 / (1 + t), x < 0 gives
+      // t / (1 + t), which keeps the tiny results of very negative x
+      // (1 / (1 + e^-x) is 1 / inf = 0 there). A NaN x stays NaN.
+      llvm::Value* e = AccurateExp(b_.CreateFNeg(Intrinsic(llvm::Intrinsic::fabs, x)));
+      llvm::Value* r = b_.CreateFDiv(c(1.0), b_.CreateFAdd(c(1.0), e));
+      return b_.CreateSelect(b_.CreateFCmpOGE(x, c(0.0)), r, b_.CreateFMul(e, r));
     }
     case Op::kRelu: return Intrinsic(llvm::Intrinsic::maximum, x, c(0.0));
     case Op::kErf: return MathCall("erff", "erf", x);

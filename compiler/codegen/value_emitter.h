@@ -59,6 +59,9 @@ class ValueEmitter {
   llvm::Value* FastExp(llvm::Value* x);
   llvm::Value* AccurateExp(llvm::Value* x);
   llvm::Value* FastTanh(llvm::Value* x);
+  // NVPTX only (CodegenOptions::approx_16bit_math): f32 in, f32 out.
+  llvm::Value* ApproxExp(llvm::Value* x);
+  llvm::Value* ApproxSigmoid(llvm::Value* x);
   llvm::Value* FloatToIntWrapped(llvm::Value* v, DType to);
   llvm::Value* RoundAfterOp(DType dtype, llvm::Value* v);
 

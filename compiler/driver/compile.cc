@@ -11,6 +11,7 @@
 #include "compiler/gpu/cuda_backend.h"
 #include "compiler/kernel/kernel_builder.h"
 #include "compiler/runtime/executor.h"
+#include "compiler/support/stopwatch.h"
 
 namespace rk::compiler {
 
@@ -27,19 +28,6 @@ struct Executable::Impl {
 };
 
 namespace {
-
-class Stopwatch {
- public:
-  double Lap() {
-    const auto now = std::chrono::steady_clock::now();
-    const double ms = std::chrono::duration<double, std::milli>(now - last_).count();
-    last_ = now;
-    return ms;
-  }
-
- private:
-  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
-};
 
 absl::Status WriteDump(const CompileOptions& options, const std::string& name,
                        const std::string& text) {

@@ -32,23 +32,6 @@ GroupKind KindOf(Op op) {
   }
 }
 
-// The reduced axes of a reduction node, normalized and sorted.
-std::vector<int> ReducedAxes(const Graph& graph, NodeId id) {
-  const Node& node = graph.node(id);
-  const int rank = graph.type(node.operands[0]).shape.rank();
-  std::vector<int> axes;
-  if (node.op == Op::kArgmax) {
-    axes.push_back(NormalizeAxis(node.attrs.GetInt("axis").value_or(0), rank).value_or(0));
-  } else {
-    for (int64_t a : node.attrs.GetInts("axes").value_or(std::vector<int64_t>{})) {
-      axes.push_back(NormalizeAxis(a, rank).value_or(0));
-    }
-  }
-  std::sort(axes.begin(), axes.end());
-  axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
-  return axes;
-}
-
 class Planner {
  public:
   Planner(const Graph& graph, PassContext& context)
@@ -155,7 +138,7 @@ class Planner {
       outer = root_shape.rank();
     } else if (graph_.type(node.operands[0]).shape == root_shape &&
                node.attrs.GetBool("keepdim").value_or(false)) {
-      std::vector<int> axes = ReducedAxes(graph_, reduction);
+      std::vector<int> axes = ReducedAxes(node.op, node.attrs, root_shape.rank());
       const int rank = root_shape.rank();
       const int first = rank - static_cast<int>(axes.size());
       bool trailing = !axes.empty();

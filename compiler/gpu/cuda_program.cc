@@ -46,10 +46,17 @@ absl::StatusOr<std::unique_ptr<CudaProgram>> CudaProgram::Load(const kernel::Pro
   absl::StatusOr<std::shared_ptr<CudaModule>> module = p->device_->LoadPtx(p->ptx_.ptx, keep_cubin);
   if (!module.ok()) return module.status();
   p->module_ = *std::move(module);
+  int64_t scratch_bytes = 0;
   for (const KernelLaunch& launch : p->ptx_.launches) {
     absl::StatusOr<void*> fn = p->module_->Function(launch.entry);
     if (!fn.ok()) return fn.status();
     p->functions_.push_back(*fn);
+    scratch_bytes = std::max(scratch_bytes, launch.scratch_bytes);
+  }
+  if (scratch_bytes > 0) {
+    absl::StatusOr<DeviceBuffer> scratch = DeviceBuffer::Create(p->device_, scratch_bytes);
+    if (!scratch.ok()) return scratch.status();
+    p->scratch_ = *std::move(scratch);
   }
   for (const HostTensor& c : program.constants) {
     absl::StatusOr<DeviceBuffer> buffer = DeviceBuffer::Create(p->device_, c.byte_size());
@@ -127,6 +134,7 @@ absl::Status CudaProgram::LaunchAll(const DeviceState& state, int64_t run_counte
     std::vector<DevicePtr> args;
     args.reserve(launch.buffers.size());
     for (int32_t b : launch.buffers) args.push_back(state.pointers[b]);
+    if (launch.scratch_bytes > 0) args.push_back(scratch_.ptr());
     std::vector<void*> params;
     for (DevicePtr& a : args) params.push_back(&a);
     int64_t counter = run_counter;
@@ -160,10 +168,15 @@ absl::StatusOr<std::vector<HostTensor>> CudaProgram::Run(
   }
   absl::StatusOr<std::unique_ptr<DeviceState>> state = Prepare(inputs);
   if (!state.ok()) return state.status();
-  if (absl::Status s = LaunchAll(**state, NextRunCounter()); !s.ok()) return s;
-  std::string names;
-  for (const KernelLaunch& l : ptx_.launches) absl::StrAppend(&names, names.empty() ? "" : ",", l.entry);
-  if (absl::Status s = device_->Synchronize(absl::StrCat("kernels ", names)); !s.ok()) return s;
+  {
+    std::lock_guard<std::mutex> lock(scratch_mu_);
+    if (absl::Status s = LaunchAll(**state, NextRunCounter()); !s.ok()) return s;
+    std::string names;
+    for (const KernelLaunch& l : ptx_.launches) {
+      absl::StrAppend(&names, names.empty() ? "" : ",", l.entry);
+    }
+    if (absl::Status s = device_->Synchronize(absl::StrCat("kernels ", names)); !s.ok()) return s;
+  }
   std::vector<HostTensor> outputs;
   for (int32_t b : program.outputs) {
     const kernel::Buffer& buffer = program.buffers[b];
@@ -193,6 +206,7 @@ absl::StatusOr<double> CudaProgram::TimeKernelsMs(absl::Span<const HostTensor> i
   absl::StatusOr<std::unique_ptr<DeviceState>> state = Prepare(inputs);
   if (!state.ok()) return state.status();
   const int64_t counter = NextRunCounter();
+  std::lock_guard<std::mutex> lock(scratch_mu_);
   absl::StatusOr<double> ms =
       device_->TimeMs([&] { return LaunchAll(**state, counter); }, iterations);
   if (absl::Status s = device_->Synchronize("timed kernels"); !s.ok()) return s;

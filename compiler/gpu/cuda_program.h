@@ -1,7 +1,9 @@
 // A compiled program on the GPU: its PTX loaded through the driver
-// (cuda_driver.h), constants uploaded once, and Run on host tensors: inputs
+// (cuda_driver.h), constants uploaded once, the scratch buffer of split row
+// reductions (split_rows.h) allocated once, and Run on host tensors: inputs
 // copied in, the kernels launched in order on the shapes ptx_compiler.h chose,
-// outputs copied back. A failing kernel (e.g. the runtime_crash fault's bad
+// outputs copied back. Executions of one program are serialized: the scratch
+// buffer is the program's, not the run's. A failing kernel (e.g. the runtime_crash fault's bad
 // address) surfaces as the driver's error, named with the kernel; such
 // errors leave the CUDA context unusable for the rest of the process.
 //
@@ -10,6 +12,7 @@
 #define REPROKIT_COMPILER_GPU_CUDA_PROGRAM_H_
 
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -55,6 +58,8 @@ class CudaProgram {
   std::shared_ptr<CudaModule> module_;
   std::vector<void*> functions_;         // per kernel
   std::vector<DeviceBuffer> constants_;  // by constant index
+  DeviceBuffer scratch_;           // the largest scratch_bytes of any launch, or none
+  mutable std::mutex scratch_mu_;  // held from an execution's first launch to its end
 };
 
 }  // namespace rk::compiler::gpu

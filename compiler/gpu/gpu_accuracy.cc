@@ -87,8 +87,6 @@ absl::StatusOr<std::string> CompareWithErrorBudget(const std::string& graph_text
                                                    const RandomSpec& spec, uint64_t seed) {
   absl::StatusOr<Graph> graph = Parse(graph_text);
   if (!graph.ok()) return graph.status();
-  absl::StatusOr<Executable> exe = Compile(*graph, options);
-  if (!exe.ok()) return exe.status();
   std::vector<HostTensor> inputs;
   for (NodeId id : graph->inputs()) {
     RandomSpec s = spec;
@@ -98,6 +96,16 @@ absl::StatusOr<std::string> CompareWithErrorBudget(const std::string& graph_text
     }
     inputs.push_back(HostTensor::Random(graph->type(id), seed + id.value, s));
   }
+  return CompareInputsWithErrorBudget(graph_text, options, tol, inputs);
+}
+
+absl::StatusOr<std::string> CompareInputsWithErrorBudget(const std::string& graph_text,
+                                                         const CompileOptions& options, double tol,
+                                                         const std::vector<HostTensor>& inputs) {
+  absl::StatusOr<Graph> graph = Parse(graph_text);
+  if (!graph.ok()) return graph.status();
+  absl::StatusOr<Executable> exe = Compile(*graph, options);
+  if (!exe.ok()) return exe.status();
   absl::StatusOr<std::vector<HostTensor>> got = exe->Run(inputs);
   if (!got.ok()) return got.status();
   absl::StatusOr<EvalResult> native = Evaluate(*graph, inputs);

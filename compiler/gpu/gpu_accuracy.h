@@ -26,6 +26,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "compiler/driver/compile_options.h"
@@ -56,6 +57,11 @@ absl::StatusOr<std::string> CompareWithErrorBudget(const std::string& graph_text
                                                    const CompileOptions& options, double tol,
                                                    const RandomSpec& spec = {},
                                                    uint64_t seed = 7);
+
+// The same judgement on the caller's inputs (e.g. planted ties and NaNs).
+absl::StatusOr<std::string> CompareInputsWithErrorBudget(const std::string& graph_text,
+                                                         const CompileOptions& options, double tol,
+                                                         const std::vector<HostTensor>& inputs);
 
 }  // namespace rk::compiler::gpu
 

@@ -99,5 +99,23 @@ TEST(GpuAccuracyTest, EndToEndOnTheCpuBackend) {
   EXPECT_NE(*bad, "");
 }
 
+TEST(GpuAccuracyTest, CallersInputsEndToEndOnTheCpuBackend) {
+  const char* text = R"(graph @g(%x: f32[6]) {
+    %a = argmax(%x) {axis=0, keepdim=false} : i64[]
+    %m = reduce_max(%x) {axes=[0], keepdim=false} : f32[]
+    return %a, %m
+  })";
+  CompileOptions options;  // cpu
+  absl::StatusOr<std::string> tie =
+      CompareInputsWithErrorBudget(text, options, 1e-5, {Make(DType::kF32, {1, 3, 2, 3, 0, 1})});
+  ASSERT_TRUE(tie.ok()) << tie.status();
+  EXPECT_EQ(*tie, "");
+  absl::StatusOr<std::string> nan = CompareInputsWithErrorBudget(
+      text, options, 1e-5, {Make(DType::kF32, {1, NAN, 2, NAN, 0, 1})});
+  ASSERT_TRUE(nan.ok()) << nan.status();
+  EXPECT_EQ(*nan, "");
+  EXPECT_FALSE(CompareInputsWithErrorBudget(text, options, 1e-5, {}).ok());
+}
+
 }  // namespace
 }  // namespace rk::compiler::gpu

@@ -132,6 +132,8 @@ const char* KernelFormName(KernelForm form) {
     case KernelForm::kGridStride: return "grid_stride";
     case KernelForm::kRowReduction: return "row_reduction";
     case KernelForm::kMatmul: return "tiled_matmul";
+    case KernelForm::kRowPartials: return "row_partials";
+    case KernelForm::kRowCombine: return "row_combine";
   }
   return "?";
 }

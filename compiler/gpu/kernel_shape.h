@@ -8,7 +8,8 @@
 //   - row reduction: an outer nest of rows whose body is accumulator inits,
 //     one reduction nest ending in a single update, and an epilogue; a block
 //     takes a row, its threads split the reduction and combine through warp
-//     shuffles, then split the epilogue;
+//     shuffles, then split the epilogue (few, long rows: two passes,
+//     split_rows.h);
 //   - matmul: rows of a local accumulator row updated in i-k-j order
 //     (compiler/kernel/matmul_lowering.cc); becomes a shared-memory tiled
 //     kernel that evaluates the same operand and store expressions.
@@ -26,7 +27,9 @@
 
 namespace rk::compiler::gpu {
 
-enum class KernelForm : uint8_t { kGridStride, kRowReduction, kMatmul };
+// The last two are the launches of a row reduction split in two passes
+// (split_rows.h); AnalyzeKernel never returns them.
+enum class KernelForm : uint8_t { kGridStride, kRowReduction, kMatmul, kRowPartials, kRowCombine };
 
 const char* KernelFormName(KernelForm form);
 

@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "absl/types/span.h"
 #include "compiler/gpu/nvptx_kernel.h"
 #include "compiler/gpu/inline_producers.h"
 #include "compiler/gpu/row_group.h"
+#include "compiler/gpu/split_rows.h"
 #include "llvm/IR/IntrinsicsNVPTX.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/Support/raw_ostream.h"
@@ -88,7 +90,7 @@ void NvptxKernel::UseStage(size_t i) {
   values_->ClearCache();
 }
 
-void NvptxKernel::Begin(KernelLaunch& launch) {
+void NvptxKernel::Begin(KernelLaunch& launch, const std::string& suffix, bool scratch) {
   std::vector<int32_t> writes, reads;
   launch.buffers.clear();
   for (const auto& stage : stages_) {
@@ -110,10 +112,11 @@ void NvptxKernel::Begin(KernelLaunch& launch) {
     max_elem_bytes_ = std::max(max_elem_bytes_, DTypeSize(t.dtype));
   }
   const bool group = stages_.size() > 1;
-  launch.entry = "rk_" + kernel_->name;
+  launch.entry = "rk_" + kernel_->name + suffix;
   launch.form = shape_->form;
   launch.work = shape_->work;
-  std::vector<llvm::Type*> params(launch.buffers.size(), b_.getPtrTy());
+  const unsigned scratch_params = scratch ? 1 : 0;
+  std::vector<llvm::Type*> params(launch.buffers.size() + scratch_params, b_.getPtrTy());
   params.push_back(b_.getInt64Ty());  // run counter
   auto* type = llvm::FunctionType::get(b_.getVoidTy(), params, false);
   fn_ = llvm::Function::Create(type, llvm::Function::ExternalLinkage, launch.entry, module_);
@@ -131,6 +134,13 @@ void NvptxKernel::Begin(KernelLaunch& launch) {
     if (!group || !written || !read) fn_->addParamAttr(arg, llvm::Attribute::NoAlias);
     if (!written) fn_->addParamAttr(arg, llvm::Attribute::ReadOnly);
   }
+  scratch_ = nullptr;
+  if (scratch) {
+    const unsigned arg = static_cast<unsigned>(launch.buffers.size());
+    fn_->addParamAttr(arg, llvm::Attribute::getWithAlignment(ctx_, llvm::Align(16)));
+    fn_->addParamAttr(arg, llvm::Attribute::NoAlias);
+    scratch_ = fn_->getArg(arg);
+  }
   entry_block_ = llvm::BasicBlock::Create(ctx_, "entry", fn_);
   b_.SetInsertPoint(entry_block_);
   if (options_.fast_math) {
@@ -147,7 +157,9 @@ void NvptxKernel::Begin(KernelLaunch& launch) {
     for (size_t i = 0; i < launch.buffers.size(); ++i) {
       values_->buffers[launch.buffers[i]] = fn_->getArg(static_cast<unsigned>(i));
     }
-    values_->run_counter = fn_->getArg(static_cast<unsigned>(launch.buffers.size()));
+    values_->run_counter =
+        fn_->getArg(static_cast<unsigned>(launch.buffers.size()) + scratch_params);
+    values_->accs.clear();
     for (DType acc : kernel_->accumulators) {
       values_->accs.push_back(b_.CreateAlloca(values_->ComputeType(acc)));
     }
@@ -185,6 +197,8 @@ void NvptxKernel::Emit(KernelLaunch& launch) {
       Annotate(module_, fn_, "maxntidy", kMatmulTile / 4);
       EmitMatmul(launch);
       break;
+    case KernelForm::kRowPartials:
+    case KernelForm::kRowCombine: break;  // launch forms of EmitSplit, never a shape's
   }
   b_.CreateRetVoid();
 }
@@ -222,7 +236,7 @@ void NvptxKernel::If(llvm::Value* cond, const std::function<void()>& then) {
 }
 
 void NvptxKernel::ForLoop(llvm::Value* lo, llvm::Value* hi, llvm::Value* step,
-                          const std::function<void(llvm::Value*)>& body, bool unroll) {
+                          const std::function<void(llvm::Value*)>& body, int unroll) {
   llvm::BasicBlock* pre = b_.GetInsertBlock();
   llvm::BasicBlock* loop = llvm::BasicBlock::Create(ctx_, "loop", fn_);
   llvm::BasicBlock* exit = llvm::BasicBlock::Create(ctx_, "after", fn_);
@@ -234,16 +248,19 @@ void NvptxKernel::ForLoop(llvm::Value* lo, llvm::Value* hi, llvm::Value* step,
   body(iv);
   llvm::Value* next = b_.CreateAdd(iv, step, "", true, true);
   llvm::BranchInst* br = b_.CreateCondBr(b_.CreateICmpSLT(next, hi), loop, exit);
-  if (!unroll) {
-    // Unrolling these loops costs compile time and buys little: the
-    // parallelism is across threads, and the matmul step is unrolled by hand.
-    llvm::TempMDTuple temp = llvm::MDNode::getTemporary(ctx_, {});
-    llvm::Metadata* ops[] = {temp.get(), llvm::MDNode::get(ctx_, {llvm::MDString::get(
-                                                                   ctx_, "llvm.loop.unroll.disable")})};
-    llvm::MDNode* md = llvm::MDNode::getDistinct(ctx_, ops);
-    md->replaceOperandWith(0, md);
-    br->setMetadata(llvm::LLVMContext::MD_loop, md);
-  }
+  // Unrolling these loops costs compile time and mostly buys little: the
+  // parallelism is across threads, and the matmul step is unrolled by hand.
+  // Long streaming loops ask for it: more loads in flight a thread.
+  llvm::Metadata* hint =
+      unroll > 1
+          ? llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, "llvm.loop.unroll.count"),
+                                     llvm::ConstantAsMetadata::get(b_.getInt32(unroll))})
+          : llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, "llvm.loop.unroll.disable")});
+  llvm::TempMDTuple temp = llvm::MDNode::getTemporary(ctx_, {});
+  llvm::Metadata* ops[] = {temp.get(), hint};
+  llvm::MDNode* md = llvm::MDNode::getDistinct(ctx_, ops);
+  md->replaceOperandWith(0, md);
+  br->setMetadata(llvm::LLVMContext::MD_loop, md);
   iv->addIncoming(next, b_.GetInsertBlock());
   b_.SetInsertPoint(exit);
   values_->ClearCache();
@@ -465,6 +482,19 @@ void NvptxKernel::PointBodies(const LoopChain& chain,
   }
 }
 
+namespace {
+
+// "sm_90a" -> 90; 0 when unreadable (the PTX compiler rejects such names).
+int ArchNumber(const std::string& arch) {
+  int number = 0;
+  for (size_t i = 3; i < arch.size() && arch[i] >= '0' && arch[i] <= '9'; ++i) {
+    number = number * 10 + (arch[i] - '0');
+  }
+  return number;
+}
+
+}  // namespace
+
 absl::StatusOr<std::unique_ptr<llvm::Module>> EmitNvptxModule(const kernel::Program& original,
                                                               const GpuOptions& options,
                                                               llvm::LLVMContext& context,
@@ -473,7 +503,9 @@ absl::StatusOr<std::unique_ptr<llvm::Module>> EmitNvptxModule(const kernel::Prog
   kernel::Program program = original;
   InlineElementwiseProducers(program);
   auto module = std::make_unique<llvm::Module>("rk_gpu_program", context);
-  const codegen::CodegenOptions codegen_options{options.fast_math, options.low_precision, 1, 1};
+  codegen::CodegenOptions codegen_options{options.fast_math, options.low_precision, 1, 1};
+  codegen_options.native_bf16 = ArchNumber(options.arch) >= 80;
+  codegen_options.approx_16bit_math = true;
   std::vector<KernelShape> shapes;
   for (const kernel::Kernel& k : program.kernels) {
     shapes.push_back(AnalyzeKernel(program, k));
@@ -490,8 +522,17 @@ absl::StatusOr<std::unique_ptr<llvm::Module>> EmitNvptxModule(const kernel::Prog
       kernels.push_back(program.kernels[k]);
       group_shapes.push_back(shapes[k]);
     }
+    const std::optional<SplitRows> split =
+        group.size() == 1 ? PlanSplitRows(group_shapes[0]) : std::nullopt;
     NvptxKernel emitter(*module, codegen_options, program, std::move(kernels),
                         std::move(group_shapes));
+    if (split) {
+      KernelLaunch partials, combine;
+      emitter.EmitSplit(*split, partials, combine);
+      launches.push_back(std::move(partials));
+      launches.push_back(std::move(combine));
+      continue;
+    }
     KernelLaunch launch;
     emitter.Emit(launch);
     launches.push_back(std::move(launch));

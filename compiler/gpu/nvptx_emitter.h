@@ -1,6 +1,8 @@
 // Kernel IR -> LLVM IR for the NVPTX backend: one `.entry` per kernel taking
 // its buffers (reads and writes, sorted) as global pointers and the run
-// counter, with the GPU mapping kernel_shape.h chooses. Values come from the
+// counter, with the GPU mapping kernel_shape.h chooses (two entries for a row
+// reduction split in two passes, split_rows.h, which also take the scratch
+// buffer). Values come from the
 // x86 backend's ValueEmitter, so both backends compute the same thing (f16 and
 // bf16 stored as i16 and computed in f32 unless low_precision). Math calls
 // (expf, erf, ...) are left as declarations for ptx_compiler.cc to bind to
@@ -42,6 +44,10 @@ struct KernelLaunch {
   // 1 for a block per row.
   int rows_per_block = 1;
   std::vector<int32_t> buffers;  // program buffers, in parameter order
+  // > 0: the entry takes the program's scratch buffer (at least this many
+  // bytes) right after `buffers`: a split row reduction's partials
+  // (split_rows.h).
+  int64_t scratch_bytes = 0;
 };
 
 inline constexpr int kGridStrideThreads = 256;

@@ -1,8 +1,10 @@
 // Internal to compiler/gpu: emits one NVPTX entry for one kernel, or for a
 // row group (row_group.h: row-reduction kernels run as stages of one block per
-// row) (nvptx_emitter.cc for the entry and grid-stride kernels,
-// nvptx_rows.cc for row reductions and row groups, nvptx_warp_rows.cc for
-// short rows a warp each (warp_rows.h), nvptx_matmul.cc for matmul).
+// row), or the two entries of a split row reduction (split_rows.h)
+// (nvptx_emitter.cc for the entry and grid-stride kernels, nvptx_rows.cc for
+// row reductions and row groups, nvptx_warp_rows.cc for short rows a warp
+// each (warp_rows.h), nvptx_split_rows.cc for the two passes,
+// nvptx_matmul.cc for matmul).
 //
 // Thread mapping of a strided chain of P points over T threads: where P is a
 // multiple of T * V (V consecutive points a thread, V chosen so accesses are
@@ -16,12 +18,14 @@
 
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "absl/types/span.h"
 #include "compiler/codegen/value_emitter.h"
 #include "compiler/gpu/kernel_shape.h"
 #include "compiler/gpu/nvptx_emitter.h"
+#include "compiler/gpu/split_rows.h"
 #include "llvm/IR/IRBuilder.h"
 
 namespace rk::compiler::gpu {
@@ -41,6 +45,8 @@ class NvptxKernel {
 
   // Emits the entry and fills `launch`.
   void Emit(KernelLaunch& launch);
+  // A single row-reduction kernel as two entries (split_rows.h).
+  void EmitSplit(const SplitRows& plan, KernelLaunch& partials, KernelLaunch& combine);
 
  private:
   struct Stage {
@@ -50,7 +56,9 @@ class NvptxKernel {
   };
   // Makes stage `i` the one kernel_, shape_ and values_ refer to.
   void UseStage(size_t i);
-  void Begin(KernelLaunch& launch);
+  // Creates the entry `rk_<kernel><suffix>`; with `scratch` it takes the
+  // scratch buffer after the program buffers (scratch_).
+  void Begin(KernelLaunch& launch, const std::string& suffix = "", bool scratch = false);
   void EmitGridStride();
   void EmitRowReduction(KernelLaunch& launch);
   int RowGroupThreads() const;
@@ -69,15 +77,24 @@ class NvptxKernel {
   // The accumulators' partial values combined across the warp; every lane
   // ends up holding the same result.
   void WarpCombine(const kernel::Stmt& update);
+  void EmitRowPartials(const SplitRows& plan, KernelLaunch& launch);
+  void EmitRowCombine(const SplitRows& plan, KernelLaunch& launch);
+  // Runs `chain`'s points [lo, hi) split over the block's threads_ threads,
+  // vector-wide where the chain allows (lo a multiple of kChunkAlign).
+  void ChunkStridedChain(const LoopChain& chain, llvm::Value* lo, llvm::Value* hi);
+  // The scratch slot `slot` of the partial values (or of argmax indices at
+  // byte offset `offset`).
+  llvm::Value* ScratchSlot(llvm::Value* slot, int64_t offset);
   void EmitMatmul(KernelLaunch& launch);
 
   // Sequential statements on the current thread.
   void EmitStmts(const std::vector<const kernel::Stmt*>& stmts);
   void EmitStmt(const kernel::Stmt& s);
-  // for (v = lo; v < hi; v += step) body(v), all i64; `unroll` leaves the
-  // loop to LLVM's unroller.
+  // for (v = lo; v < hi; v += step) body(v), all i64; `unroll` > 1 has
+  // LLVM unroll it that many times (a remainder loop takes the rest), else
+  // it stays rolled.
   void ForLoop(llvm::Value* lo, llvm::Value* hi, llvm::Value* step,
-               const std::function<void(llvm::Value*)>& body, bool unroll = false);
+               const std::function<void(llvm::Value*)>& body, int unroll = 0);
   // Sets the chain's loop variables from a flat index (innermost fastest).
   void SetChainVars(const LoopChain& chain, llvm::Value* flat);
   // Runs `chain` with its points split as [first, first + step, ...).
@@ -121,6 +138,10 @@ class NvptxKernel {
   llvm::Value* CombineArgmax(DType dtype, llvm::Value* value, llvm::Value* index,
                              llvm::Value* other_value, llvm::Value* other_index,
                              llvm::Value** out_index);
+  // Combines a partial (value, and index for argmax) into the update's
+  // accumulators.
+  void CombineIntoAccumulator(const kernel::Stmt& update, llvm::Value* other_value,
+                              llvm::Value* other_index);
   llvm::Value* Special(unsigned intrinsic);
   llvm::Value* SharedArray(llvm::Type* element, int64_t count, const char* name);
   void Barrier();
@@ -139,6 +160,7 @@ class NvptxKernel {
   int threads_ = 0;        // block size of row reductions
   int max_elem_bytes_ = 1; // widest element any stage accesses
   llvm::Function* fn_ = nullptr;
+  llvm::Value* scratch_ = nullptr;  // the split form's partials
   llvm::BasicBlock* entry_block_ = nullptr;
 };
 

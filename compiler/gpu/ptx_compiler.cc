@@ -263,8 +263,9 @@ std::string PrintLaunches(const std::vector<KernelLaunch>& launches) {
       absl::StrAppendFormat(&text, "(%u,%u,%u)", l.grid[0], l.grid[1], l.grid[2]);
     }
     absl::StrAppendFormat(&text, "  work=%d  buffers=%d", l.work, l.buffers.size());
+    if (l.scratch_bytes > 0) absl::StrAppendFormat(&text, "  scratch=%d", l.scratch_bytes);
     if (l.rows_per_block > 1) absl::StrAppendFormat(&text, "  rows_per_block=%d", l.rows_per_block);
-    absl::StrAppend(&text, "\n");
+    text += "\n";
   }
   return text;
 }

@@ -23,7 +23,7 @@ namespace rk::compiler::gpu {
 
 struct PtxProgram {
   std::string ptx;
-  std::vector<KernelLaunch> launches;  // one per program kernel, in order
+  std::vector<KernelLaunch> launches;  // in launch order (a row group is one, a split row two)
   std::string llvm_before_opt;         // filled when asked for
   std::string llvm_after_opt;
   double emit_ms = 0;      // kernel IR -> LLVM IR
@@ -34,7 +34,8 @@ struct PtxProgram {
 absl::StatusOr<PtxProgram> CompileToPtx(const kernel::Program& program, const GpuOptions& options,
                                         bool keep_llvm_text = false);
 
-// One line per kernel: entry, form, block, grid, work (for dumps).
+// One line per launch: entry, form, block, grid, work, buffers, scratch bytes
+// when it takes the scratch buffer (for dumps).
 std::string PrintLaunches(const std::vector<KernelLaunch>& launches);
 
 }  // namespace rk::compiler::gpu

@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <optional>
 
+#include "compiler/gpu/split_rows.h"
+
 namespace rk::compiler::gpu {
 
 using kernel::Expr;
@@ -129,6 +131,13 @@ bool RowLocal(const Program& program, const Kernel& earlier, const KernelShape& 
   return true;
 }
 
+// Row reductions, except crashing ones and those that take the two-pass form
+// (few long rows: more blocks a row beat one launch for the group).
+bool CanGroup(const KernelShape& shape) {
+  return shape.form == KernelForm::kRowReduction && !shape.null_load &&
+         !PlanSplitRows(shape).has_value();
+}
+
 bool SameRows(const KernelShape& a, const KernelShape& b) {
   const std::vector<const Stmt*>& x = a.phases[0].loops;
   const std::vector<const Stmt*>& y = b.phases[0].loops;
@@ -143,7 +152,7 @@ bool CanJoin(const Program& program, const std::vector<KernelShape>& shapes,
              const std::vector<int>& group, int candidate) {
   const Kernel& later = program.kernels[candidate];
   const KernelShape& later_shape = shapes[candidate];
-  if (later_shape.form != KernelForm::kRowReduction || later_shape.null_load) return false;
+  if (!CanGroup(later_shape)) return false;
   for (int member : group) {
     const Kernel& earlier = program.kernels[member];
     const KernelShape& earlier_shape = shapes[member];
@@ -173,7 +182,7 @@ std::vector<std::vector<int>> PlanRowGroups(const Program& program,
   const int n = static_cast<int>(program.kernels.size());
   for (int k = 0; k < n;) {
     std::vector<int> group{k};
-    if (shapes[k].form == KernelForm::kRowReduction && !shapes[k].null_load) {
+    if (CanGroup(shapes[k])) {
       while (k + static_cast<int>(group.size()) < n &&
              CanJoin(program, shapes, group, k + static_cast<int>(group.size()))) {
         group.push_back(k + static_cast<int>(group.size()));

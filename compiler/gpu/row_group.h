@@ -16,7 +16,10 @@
 //     evaluating both index expressions over all rows);
 //   - no member writes memory (a buffer, or bytes of the temp arena) that an
 //     earlier member reads or writes.
-// Faults that crash (a leading null load) keep their kernel alone.
+// Faults that crash (a leading null load) keep their kernel alone, and so do
+// kernels that take the two-pass form (split_rows.h): with few, long rows, a
+// row's reduction over many blocks beats reading the row once in one block.
+// (Row groups themselves keep the one-block-per-row form.)
 //
 // Tested by compiler/gpu/ptx_compiler_test.cc (one entry for softmax and
 // layer_norm; kernels that must stay apart stay apart) and on a GPU by

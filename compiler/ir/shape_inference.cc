@@ -386,6 +386,20 @@ absl::StatusOr<int> NormalizeAxis(int64_t axis, int rank) {
   return static_cast<int>(axis < 0 ? axis + rank : axis);
 }
 
+std::vector<int> ReducedAxes(Op op, const Attributes& attrs, int rank) {
+  std::vector<int> axes;
+  if (op == Op::kArgmax) {
+    axes.push_back(NormalizeAxis(attrs.GetInt("axis").value_or(0), rank).value_or(0));
+  } else {
+    for (int64_t a : attrs.GetInts("axes").value_or(std::vector<int64_t>{})) {
+      axes.push_back(NormalizeAxis(a, rank).value_or(0));
+    }
+  }
+  std::sort(axes.begin(), axes.end());
+  axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
+  return axes;
+}
+
 absl::StatusOr<TensorType> InferType(Op op, absl::Span<const TensorType> operands,
                                      const Attributes& attrs) {
   if (op == Op::kInput) return OpError(op, "input nodes are typed by the signature");

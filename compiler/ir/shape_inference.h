@@ -26,6 +26,8 @@
 #ifndef REPROKIT_COMPILER_IR_SHAPE_INFERENCE_H_
 #define REPROKIT_COMPILER_IR_SHAPE_INFERENCE_H_
 
+#include <vector>
+
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "compiler/ir/attributes.h"
@@ -43,6 +45,11 @@ absl::StatusOr<Shape> BroadcastShapes(const Shape& a, const Shape& b);
 // Normalizes a possibly negative axis against `rank`; InvalidArgument if out
 // of range.
 absl::StatusOr<int> NormalizeAxis(int64_t axis, int rank);
+
+// The axes a reduction (reduce_* or argmax) of a rank-`rank` operand reduces,
+// normalized, sorted and unique. For ops that InferType accepted: a missing or
+// out-of-range axis reads as 0 instead of being an error.
+std::vector<int> ReducedAxes(Op op, const Attributes& attrs, int rank);
 
 }  // namespace rk::compiler
 

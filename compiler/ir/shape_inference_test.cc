@@ -44,6 +44,19 @@ TEST(NormalizeAxisTest, Ranges) {
   EXPECT_FALSE(NormalizeAxis(0, 0).ok());
 }
 
+TEST(ReducedAxesTest, NormalizedSortedAndUnique) {
+  EXPECT_EQ(ReducedAxes(Op::kReduceSum, {{"axes", Ints{-1, 0}}, {"keepdim", false}}, 3),
+            (std::vector<int>{0, 2}));
+  EXPECT_EQ(ReducedAxes(Op::kReduceMax, {{"axes", Ints{1, -2}}, {"keepdim", true}}, 2),
+            (std::vector<int>{0, 1}));
+  EXPECT_EQ(ReducedAxes(Op::kArgmax, {{"axis", int64_t{-1}}, {"keepdim", false}}, 4),
+            (std::vector<int>{3}));
+  EXPECT_EQ(ReducedAxes(Op::kReduceSum, {{"axes", Ints{}}, {"keepdim", false}}, 2),
+            (std::vector<int>{}));
+  // Out of range (never after InferType) reads as axis 0.
+  EXPECT_EQ(ReducedAxes(Op::kArgmax, {{"axis", int64_t{5}}}, 2), (std::vector<int>{0}));
+}
+
 TEST(ShapeInferenceTest, Sources) {
   EXPECT_EQ(Infer(Op::kInput, {}), "error: input: input nodes are typed by the signature");
   HostTensor value(TensorType(DType::kI64, {2, 3}));

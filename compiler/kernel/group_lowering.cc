@@ -11,20 +11,6 @@ namespace {
 // Kernels with less work than this stay on one thread.
 constexpr int64_t kMinParallelWork = 1 << 14;
 
-std::vector<int> ReducedAxes(const Node& node, int rank) {
-  std::vector<int> axes;
-  if (node.op == Op::kArgmax) {
-    axes.push_back(NormalizeAxis(node.attrs.GetInt("axis").value_or(0), rank).value_or(0));
-  } else {
-    for (int64_t a : node.attrs.GetInts("axes").value_or(std::vector<int64_t>{})) {
-      axes.push_back(NormalizeAxis(a, rank).value_or(0));
-    }
-  }
-  std::sort(axes.begin(), axes.end());
-  axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
-  return axes;
-}
-
 }  // namespace
 
 Stmt KernelLowering::Loop(int32_t var, int64_t extent, std::vector<Stmt> body) {
@@ -84,7 +70,7 @@ int32_t KernelLowering::LowerReduction(NodeId id, const Index& out_index, std::v
   const NodeId x = node.operands[0];
   const Shape& in = graph_.type(x).shape;
   const bool keepdim = node.attrs.GetBool("keepdim").value_or(false);
-  const std::vector<int> axes = ReducedAxes(node, in.rank());
+  const std::vector<int> axes = ReducedAxes(node.op, node.attrs, in.rank());
   const DType in_dtype = graph_.type(x).dtype;
   const DType acc_dtype = AccumulatorType(node.op, in_dtype);
   const bool is_max = node.op == Op::kReduceMax || node.op == Op::kArgmax;

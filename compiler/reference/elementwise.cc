@@ -114,6 +114,29 @@ absl::Status CheckArity(const Node& node, absl::Span<const HostTensor> operands,
                                           operands.size()));
 }
 
+// Where each element of a broadcasting binary op's result reads its operands.
+struct BinaryIndices {
+  std::vector<int64_t> a, b;
+
+  // f(x[a[i]], y[b[i]]) for every result element i.
+  template <typename R, typename T, typename F>
+  std::vector<R> Map(const std::vector<T>& x, const std::vector<T>& y, F f) const {
+    std::vector<R> r(a.size());
+    for (size_t i = 0; i < r.size(); ++i) r[i] = f(x[a[i]], y[b[i]]);
+    return r;
+  }
+};
+
+absl::StatusOr<BinaryIndices> BroadcastBinary(const Node& node,
+                                              absl::Span<const HostTensor> operands) {
+  if (absl::Status s = CheckArity(node, operands, 2); !s.ok()) return s;
+  absl::StatusOr<std::vector<int64_t>> ia = BroadcastIndices(operands[0].shape(), node.type.shape);
+  if (!ia.ok()) return ia.status();
+  absl::StatusOr<std::vector<int64_t>> ib = BroadcastIndices(operands[1].shape(), node.type.shape);
+  if (!ib.ok()) return ib.status();
+  return BinaryIndices{*std::move(ia), *std::move(ib)};
+}
+
 absl::StatusOr<int> NormalizedAxis(const Node& node, int64_t axis, int rank) {
   if (axis < -rank || axis >= rank) {
     return absl::InvalidArgumentError(absl::StrCat(OpLabel(node.op), ": axis ", axis,
@@ -190,76 +213,58 @@ absl::StatusOr<HostTensor> EvalUnary(const Node& node, absl::Span<const HostTens
 }
 
 absl::StatusOr<HostTensor> EvalBinary(const Node& node, absl::Span<const HostTensor> operands) {
-  if (absl::Status s = CheckArity(node, operands, 2); !s.ok()) return s;
+  absl::StatusOr<BinaryIndices> at = BroadcastBinary(node, operands);
+  if (!at.ok()) return at.status();
   const HostTensor& a = operands[0];
   const HostTensor& b = operands[1];
-  absl::StatusOr<std::vector<int64_t>> ia = BroadcastIndices(a.shape(), node.type.shape);
-  if (!ia.ok()) return ia.status();
-  absl::StatusOr<std::vector<int64_t>> ib = BroadcastIndices(b.shape(), node.type.shape);
-  if (!ib.ok()) return ib.status();
   HostTensor out(node.type);
-  const int64_t n = out.num_elements();
   if (IsFloat(a.dtype())) {
     absl::StatusOr<double (*)(double, double)> f = FloatBinary(node.op);
     if (!f.ok()) return f.status();
-    std::vector<double> va = ReadDoubles(a), vb = ReadDoubles(b), r(n);
-    for (int64_t i = 0; i < n; ++i) r[i] = (*f)(va[(*ia)[i]], vb[(*ib)[i]]);
-    WriteDoubles(out, r);
+    WriteDoubles(out, at->Map<double>(ReadDoubles(a), ReadDoubles(b), *f));
     return out;
   }
   absl::StatusOr<int64_t (*)(int64_t, int64_t)> f = IntBinary(node.op);
   if (!f.ok()) return f.status();
-  std::vector<int64_t> va = ReadInts(a), vb = ReadInts(b), r(n);
-  for (int64_t i = 0; i < n; ++i) r[i] = (*f)(va[(*ia)[i]], vb[(*ib)[i]]);
-  WriteInts(out, r);
+  WriteInts(out, at->Map<int64_t>(ReadInts(a), ReadInts(b), *f));
   return out;
 }
 
 absl::StatusOr<HostTensor> EvalCompare(const Node& node, absl::Span<const HostTensor> operands) {
-  if (absl::Status s = CheckArity(node, operands, 2); !s.ok()) return s;
+  absl::StatusOr<BinaryIndices> at = BroadcastBinary(node, operands);
+  if (!at.ok()) return at.status();
   const HostTensor& a = operands[0];
   const HostTensor& b = operands[1];
-  absl::StatusOr<std::vector<int64_t>> ia = BroadcastIndices(a.shape(), node.type.shape);
-  if (!ia.ok()) return ia.status();
-  absl::StatusOr<std::vector<int64_t>> ib = BroadcastIndices(b.shape(), node.type.shape);
-  if (!ib.ok()) return ib.status();
   HostTensor out(node.type);
-  const int64_t n = out.num_elements();
-  std::vector<int64_t> r(n);
   if (IsFloat(a.dtype()) || IsFloat(b.dtype())) {
-    std::vector<double> va = ReadDoubles(a), vb = ReadDoubles(b);
-    for (int64_t i = 0; i < n; ++i) r[i] = Compare(node.op, va[(*ia)[i]], vb[(*ib)[i]]);
+    WriteInts(out, at->Map<int64_t>(ReadDoubles(a), ReadDoubles(b), [&](double x, double y) {
+      return Compare(node.op, x, y);
+    }));
   } else {
-    std::vector<int64_t> va = ReadInts(a), vb = ReadInts(b);
-    for (int64_t i = 0; i < n; ++i) r[i] = Compare(node.op, va[(*ia)[i]], vb[(*ib)[i]]);
+    WriteInts(out, at->Map<int64_t>(ReadInts(a), ReadInts(b), [&](int64_t x, int64_t y) {
+      return Compare(node.op, x, y);
+    }));
   }
-  WriteInts(out, r);
   return out;
 }
 
 absl::StatusOr<HostTensor> EvalLogic(const Node& node, absl::Span<const HostTensor> operands) {
   HostTensor out(node.type);
-  const int64_t n = out.num_elements();
-  std::vector<int64_t> r(n);
   if (node.op == Op::kNot) {
     if (absl::Status s = CheckArity(node, operands, 1); !s.ok()) return s;
     if (absl::Status s = ExpectType(operands[0], node.type, "not"); !s.ok()) return s;
     std::vector<int64_t> v = ReadInts(operands[0]);
-    for (int64_t i = 0; i < n; ++i) r[i] = v[i] == 0;
-  } else {
-    if (absl::Status s = CheckArity(node, operands, 2); !s.ok()) return s;
-    absl::StatusOr<std::vector<int64_t>> ia = BroadcastIndices(operands[0].shape(), node.type.shape);
-    if (!ia.ok()) return ia.status();
-    absl::StatusOr<std::vector<int64_t>> ib = BroadcastIndices(operands[1].shape(), node.type.shape);
-    if (!ib.ok()) return ib.status();
-    std::vector<int64_t> va = ReadInts(operands[0]), vb = ReadInts(operands[1]);
-    const bool is_and = node.op == Op::kAnd;
-    for (int64_t i = 0; i < n; ++i) {
-      bool x = va[(*ia)[i]] != 0, y = vb[(*ib)[i]] != 0;
-      r[i] = is_and ? (x && y) : (x || y);
-    }
+    for (int64_t& e : v) e = e == 0;
+    WriteInts(out, v);
+    return out;
   }
-  WriteInts(out, r);
+  absl::StatusOr<BinaryIndices> at = BroadcastBinary(node, operands);
+  if (!at.ok()) return at.status();
+  const bool is_and = node.op == Op::kAnd;
+  WriteInts(out, at->Map<int64_t>(ReadInts(operands[0]), ReadInts(operands[1]),
+                                  [is_and](int64_t x, int64_t y) {
+                                    return is_and ? (x != 0 && y != 0) : (x != 0 || y != 0);
+                                  }));
   return out;
 }
 

@@ -138,7 +138,16 @@ std::vector<ProcInfo> AllProcesses() {
   return out;
 }
 
-class WorkerPoolTest : public ::testing::TestWithParam<WorkerLifetime> {};
+// Each test gets a pool of one worker with the lifetime under test.
+class WorkerPoolTest : public ::testing::TestWithParam<WorkerLifetime> {
+ protected:
+  void SetUp() override {
+    pool_ = MakePool(1, GetParam());
+    ASSERT_NE(pool_, nullptr);
+  }
+
+  std::unique_ptr<WorkerPool> pool_;
+};
 
 INSTANTIATE_TEST_SUITE_P(Lifetimes, WorkerPoolTest,
                          ::testing::Values(WorkerLifetime::kReused, WorkerLifetime::kOneJob),
@@ -147,9 +156,7 @@ INSTANTIATE_TEST_SUITE_P(Lifetimes, WorkerPoolTest,
                          });
 
 TEST_P(WorkerPoolTest, OkJobReturnsTheResponse) {
-  auto pool = MakePool(1, GetParam());
-  ASSERT_NE(pool, nullptr);
-  JobOutcome out = pool->Run("echo:hello");
+  JobOutcome out = pool_->Run("echo:hello");
   EXPECT_EQ(out.kind, Kind::kOk) << Describe(out);
   EXPECT_EQ(out.response, "hello");
   EXPECT_TRUE(out.backtrace.empty());
@@ -157,55 +164,45 @@ TEST_P(WorkerPoolTest, OkJobReturnsTheResponse) {
 }
 
 TEST_P(WorkerPoolTest, LargeRequestsAndResponsesRoundTrip) {
-  auto pool = MakePool(1, GetParam());
-  ASSERT_NE(pool, nullptr);
   std::string big(8 << 20, 'q');
   big[12345] = 'z';
-  JobOutcome out = pool->Run("echo:" + big);
+  JobOutcome out = pool_->Run("echo:" + big);
   ASSERT_EQ(out.kind, Kind::kOk) << Describe(out);
   EXPECT_EQ(out.response, big);
 }
 
 TEST_P(WorkerPoolTest, HandlerErrorStatusPassesThrough) {
-  auto pool = MakePool(1, GetParam());
-  ASSERT_NE(pool, nullptr);
-  JobOutcome out = pool->Run("error");
+  JobOutcome out = pool_->Run("error");
   EXPECT_EQ(out.kind, Kind::kError);
   EXPECT_EQ(out.error.code(), absl::StatusCode::kNotFound);
   EXPECT_EQ(out.error.message(), "no such graph");
 }
 
 TEST_P(WorkerPoolTest, SegfaultIsACrashAndTheNextJobRunsOnAReplacement) {
-  auto pool = MakePool(1, GetParam());
-  ASSERT_NE(pool, nullptr);
-  std::string first_pid = pool->Run("pid").response;
-  JobOutcome crash = pool->Run("segv");
+  std::string first_pid = pool_->Run("pid").response;
+  JobOutcome crash = pool_->Run("segv");
   EXPECT_EQ(crash.kind, Kind::kCrashed) << Describe(crash);
   EXPECT_EQ(crash.signal, SIGSEGV);
   EXPECT_THAT(std::string(crash.error.message()), HasSubstr("SIGSEGV"));
 
-  JobOutcome next = pool->Run("pid");
+  JobOutcome next = pool_->Run("pid");
   EXPECT_EQ(next.kind, Kind::kOk) << Describe(next);
   EXPECT_NE(next.response, first_pid);
-  EXPECT_EQ(pool->Run("echo:still here").response, "still here");
+  EXPECT_EQ(pool_->Run("echo:still here").response, "still here");
 }
 
 TEST_P(WorkerPoolTest, PhaseAndStackReportedBeforeTheCrashAreReturned) {
-  auto pool = MakePool(1, GetParam());
-  ASSERT_NE(pool, nullptr);
-  JobOutcome crash = pool->Run("segv");
+  JobOutcome crash = pool_->Run("segv");
   ASSERT_EQ(crash.kind, Kind::kCrashed) << Describe(crash);
   EXPECT_EQ(crash.phase, "compile:fusion");
   ASSERT_FALSE(crash.backtrace.empty());
   EXPECT_THAT(crash.backtrace[0], HasSubstr("CrashInFusion"));
   // The next job starts with a clean phase.
-  EXPECT_EQ(pool->Run("echo:x").phase, "");
+  EXPECT_EQ(pool_->Run("echo:x").phase, "");
 }
 
 TEST_P(WorkerPoolTest, AbortIsSigabrt) {
-  auto pool = MakePool(1, GetParam());
-  ASSERT_NE(pool, nullptr);
-  JobOutcome out = pool->Run("abort");
+  JobOutcome out = pool_->Run("abort");
   EXPECT_EQ(out.kind, Kind::kCrashed) << Describe(out);
   EXPECT_EQ(out.signal, SIGABRT);
   bool saw_abort = false;
@@ -214,20 +211,16 @@ TEST_P(WorkerPoolTest, AbortIsSigabrt) {
 }
 
 TEST_P(WorkerPoolTest, StdoutAndStderrAreCapturedAsATail) {
-  auto pool = MakePool(1, GetParam());
-  ASSERT_NE(pool, nullptr);
-  JobOutcome out = pool->Run("print");
+  JobOutcome out = pool_->Run("print");
   ASSERT_EQ(out.kind, Kind::kOk) << Describe(out);
   EXPECT_LE(out.stderr_tail.size(), 4096u);
   EXPECT_TRUE(absl::EndsWith(out.stderr_tail, "xxx\nlast words\n")) << out.stderr_tail;
   // The next job's tail holds only its own output.
-  EXPECT_EQ(pool->Run("echo:quiet").stderr_tail, "");
+  EXPECT_EQ(pool_->Run("echo:quiet").stderr_tail, "");
 }
 
 TEST_P(WorkerPoolTest, InfiniteLoopTimesOutWithItsPhaseAndStack) {
-  auto pool = MakePool(1, GetParam());
-  ASSERT_NE(pool, nullptr);
-  JobOutcome out = pool->Run("hang");
+  JobOutcome out = pool_->Run("hang");
   EXPECT_EQ(out.kind, Kind::kTimedOut) << Describe(out);
   EXPECT_EQ(out.error.code(), absl::StatusCode::kDeadlineExceeded);
   EXPECT_GE(out.wall, absl::Seconds(1));
@@ -235,41 +228,35 @@ TEST_P(WorkerPoolTest, InfiniteLoopTimesOutWithItsPhaseAndStack) {
   EXPECT_EQ(out.phase, "run");
   ASSERT_FALSE(out.backtrace.empty());
   EXPECT_THAT(out.backtrace[0], HasSubstr("SpinForever"));
-  EXPECT_EQ(pool->Run("echo:after").response, "after");
+  EXPECT_EQ(pool_->Run("echo:after").response, "after");
 }
 
 TEST_P(WorkerPoolTest, AllocationBeyondTheLimitIsOutOfMemory) {
 #if defined(__SANITIZE_ADDRESS__)
   GTEST_SKIP() << "no address-space limit under AddressSanitizer";
 #endif
-  auto pool = MakePool(1, GetParam());
-  ASSERT_NE(pool, nullptr);
-  JobOutcome thrown = pool->Run("oom");
+  JobOutcome thrown = pool_->Run("oom");
   EXPECT_EQ(thrown.kind, Kind::kOutOfMemory) << Describe(thrown);
   EXPECT_EQ(thrown.error.code(), absl::StatusCode::kResourceExhausted);
 
-  JobOutcome terminated = pool->Run("oom_noexcept");
+  JobOutcome terminated = pool_->Run("oom_noexcept");
   EXPECT_EQ(terminated.kind, Kind::kOutOfMemory) << Describe(terminated);
   EXPECT_EQ(terminated.signal, SIGABRT);
-  EXPECT_EQ(pool->Run("echo:fine").response, "fine");
+  EXPECT_EQ(pool_->Run("echo:fine").response, "fine");
 }
 
 TEST_P(WorkerPoolTest, SigkillThePoolDidNotSendCountsAsOutOfMemory) {
-  auto pool = MakePool(1, GetParam());
-  ASSERT_NE(pool, nullptr);
-  JobOutcome out = pool->Run("sigkill");
+  JobOutcome out = pool_->Run("sigkill");
   EXPECT_EQ(out.kind, Kind::kOutOfMemory) << Describe(out);
   EXPECT_EQ(out.signal, SIGKILL);
   EXPECT_THAT(std::string(out.error.message()), HasSubstr("OOM killer"));
 }
 
 TEST_P(WorkerPoolTest, WorkerThatExitsIsLost) {
-  auto pool = MakePool(1, GetParam());
-  ASSERT_NE(pool, nullptr);
-  JobOutcome out = pool->Run("exit");
+  JobOutcome out = pool_->Run("exit");
   EXPECT_EQ(out.kind, Kind::kWorkerLost) << Describe(out);
   EXPECT_THAT(std::string(out.error.message()), HasSubstr("status 3"));
-  EXPECT_EQ(pool->Run("echo:back").response, "back");
+  EXPECT_EQ(pool_->Run("echo:back").response, "back");
 }
 
 TEST(WorkerPoolLifetimeTest, ReusedWorkersKeepStateOneJobWorkersDoNot) {

@@ -121,30 +121,48 @@ double ResolveTol(const HostTensor& result, const AccuracyOptions& options) {
   return options.tol > 0 ? options.tol : DefaultTolerance(result.dtype());
 }
 
-class TorchPolicy : public AccuracyPolicy {
+// What every policy shares: the tolerance, the base metrics and the structural
+// checks. A policy only judges float outputs that are not allclose to the
+// native reference.
+class MismatchPolicy : public AccuracyPolicy {
  public:
-  std::string_view name() const override { return "torch"; }
   OutputMetrics Judge(const HostTensor& result, const HostTensor& native, const HostTensor* fp64,
-                      const AccuracyOptions& options) const override {
+                      const AccuracyOptions& options) const final {
     double tol = ResolveTol(result, options);
     OutputMetrics m = BaseMetrics(result, native, fp64, compiler::IsFloat(result.dtype()) ? tol : 0);
-    if (JudgeStructure(result, native, options, m)) return m;
+    if (!JudgeStructure(result, native, options, m)) JudgeMismatches(result, native, fp64, tol, m);
+    return m;
+  }
+
+ private:
+  // Sets m.judgement and m.reason.
+  virtual void JudgeMismatches(const HostTensor& result, const HostTensor& native,
+                               const HostTensor* fp64, double tol, OutputMetrics& m) const = 0;
+};
+
+class TorchPolicy : public MismatchPolicy {
+ public:
+  std::string_view name() const override { return "torch"; }
+
+ private:
+  void JudgeMismatches(const HostTensor& result, const HostTensor& native, const HostTensor* fp64,
+                       double tol, OutputMetrics& m) const override {
     if (fp64 == nullptr) {
       m.judgement = Judgement::kFail;
       m.reason = absl::StrFormat("%d of %d elements not allclose (tol %g), no fp64 reference",
                                  m.mismatches, m.elements, tol);
-      return m;
+      return;
     }
     if (AnyNaN(*fp64)) {
       m.judgement = Judgement::kCannotJudge;
       m.reason = "the fp64 reference itself has NaN";
-      return m;
+      return;
     }
     if (int64_t i = FirstNonFiniteWhereFinite(result, *fp64); i >= 0) {
       m.judgement = Judgement::kFail;
       m.first_mismatch = i;
       m.reason = absl::StrFormat("non-finite result at element %d where fp64 is finite", i);
-      return m;
+      return;
     }
     if (FirstNonFiniteWhereFinite(native, *fp64) >= 0) {
       // The native reference overflowed or produced NaN; judge the result
@@ -156,7 +174,7 @@ class TorchPolicy : public AccuracyPolicy {
       m.judgement = close ? Judgement::kPass : Judgement::kFail;
       m.reason = close ? "native reference non-finite; result close to fp64"
                        : "native reference non-finite; result not close to fp64";
-      return m;
+      return;
     }
     bool small = result.num_elements() < 1000;
     double mult = (compiler::IsLowPrecision(result.dtype()) || small || tol >= 2e-2) ? 3.0 : 2.0;
@@ -165,37 +183,32 @@ class TorchPolicy : public AccuracyPolicy {
     m.judgement = ok ? Judgement::kPass : Judgement::kFail;
     m.reason = absl::StrFormat("rmse vs fp64 %.3g %s %.3g = %g x ref rmse %.3g + tol/10",
                                m.rmse_result, ok ? "<=" : ">", bound, mult, m.rmse_reference);
-    return m;
   }
 };
 
-class StrictPolicy : public AccuracyPolicy {
+class StrictPolicy : public MismatchPolicy {
  public:
   std::string_view name() const override { return "strict"; }
-  OutputMetrics Judge(const HostTensor& result, const HostTensor& native, const HostTensor* fp64,
-                      const AccuracyOptions& options) const override {
-    double tol = ResolveTol(result, options);
-    OutputMetrics m = BaseMetrics(result, native, fp64, compiler::IsFloat(result.dtype()) ? tol : 0);
-    if (JudgeStructure(result, native, options, m)) return m;
+
+ private:
+  void JudgeMismatches(const HostTensor&, const HostTensor&, const HostTensor*, double tol,
+                       OutputMetrics& m) const override {
     m.judgement = Judgement::kFail;
     m.reason = absl::StrFormat("%d of %d elements not allclose (tol %g)", m.mismatches,
                                m.elements, tol);
-    return m;
   }
 };
 
-class CosinePolicy : public AccuracyPolicy {
+class CosinePolicy : public MismatchPolicy {
  public:
   std::string_view name() const override { return "cosine"; }
-  OutputMetrics Judge(const HostTensor& result, const HostTensor& native, const HostTensor* fp64,
-                      const AccuracyOptions& options) const override {
-    double tol = ResolveTol(result, options);
-    OutputMetrics m = BaseMetrics(result, native, fp64, compiler::IsFloat(result.dtype()) ? tol : 0);
-    if (JudgeStructure(result, native, options, m)) return m;
+
+ private:
+  void JudgeMismatches(const HostTensor&, const HostTensor&, const HostTensor*, double,
+                       OutputMetrics& m) const override {
     bool ok = m.cosine >= 0.99;
     m.judgement = ok ? Judgement::kPass : Judgement::kFail;
     m.reason = absl::StrFormat("cosine similarity %.6f %s 0.99", m.cosine, ok ? ">=" : "<");
-    return m;
   }
 };
 

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <variant>
 
 #include <unistd.h>
 
@@ -22,92 +23,116 @@ namespace {
 constexpr char kStateFile[] = "state.json";
 constexpr char kFindingFile[] = "finding.json";
 
-std::string GetStr(const Json& j, std::string_view key) {
+// Lenient readers: a missing or mistyped member reads as the type's zero
+// instead of failing the load.
+void ReadMember(const Json& j, std::string_view key, std::string& out) {
   absl::StatusOr<std::string> v = j.GetString(key);
-  return v.ok() ? *v : "";
+  out = v.ok() ? *v : "";
 }
-int64_t GetI(const Json& j, std::string_view key) {
+void ReadMember(const Json& j, std::string_view key, int64_t& out) {
   absl::StatusOr<int64_t> v = j.GetInt(key);
-  return v.ok() ? *v : 0;
+  out = v.ok() ? *v : 0;
 }
-double GetD(const Json& j, std::string_view key) {
+void ReadMember(const Json& j, std::string_view key, double& out) {
   absl::StatusOr<double> v = j.GetDouble(key);
-  return v.ok() ? *v : 0;
+  out = v.ok() ? *v : 0;
 }
-bool GetB(const Json& j, std::string_view key) {
+void ReadMember(const Json& j, std::string_view key, bool& out) {
   absl::StatusOr<bool> v = j.GetBool(key);
-  return v.ok() && *v;
+  out = v.ok() && *v;
 }
+// Seeds use all 64 bits; one written as a negative int64 reads back modulo 2^64.
+void ReadMember(const Json& j, std::string_view key, uint64_t& out) {
+  const Json* v = j.Find(key);
+  if (v == nullptr || !v->is_number()) {
+    out = 0;
+  } else {
+    out = v->is_uint() ? v->uint_value() : static_cast<uint64_t>(v->int_value());
+  }
+}
+
+// The scalar members of a record, each with its key, in file order. Reading
+// and writing go through the one table, so the two cannot drift apart.
+template <typename Record>
+struct ScalarMember {
+  const char* key;
+  std::variant<std::string Record::*, int64_t Record::*, uint64_t Record::*, double Record::*,
+               bool Record::*>
+      member;
+};
+
+template <typename Record, size_t N>
+void WriteMembers(const Record& record, const ScalarMember<Record> (&members)[N], Json& j) {
+  for (const ScalarMember<Record>& m : members) {
+    std::visit([&](auto member) { j.Set(m.key, Json(record.*member)); }, m.member);
+  }
+}
+
+template <typename Record, size_t N>
+void ReadMembers(const Json& j, const ScalarMember<Record> (&members)[N], Record& record) {
+  for (const ScalarMember<Record>& m : members) {
+    std::visit([&](auto member) { ReadMember(j, m.key, record.*member); }, m.member);
+  }
+}
+
+const ScalarMember<FindingRecord> kFindingMembers[] = {
+    {"signature", &FindingRecord::signature},
+    {"verdict_signature", &FindingRecord::verdict_signature},
+    {"name", &FindingRecord::name},
+    {"config", &FindingRecord::config},
+    {"options", &FindingRecord::options},
+    {"message", &FindingRecord::message},
+    {"accuracy_subkind", &FindingRecord::accuracy_subkind},
+    {"graph_seed", &FindingRecord::graph_seed},
+    {"iteration", &FindingRecord::iteration},
+    {"original_nodes", &FindingRecord::original_nodes},
+    {"minimized_nodes", &FindingRecord::minimized_nodes},
+    {"oracle_calls", &FindingRecord::oracle_calls},
+    {"minimize_seconds", &FindingRecord::minimize_seconds},
+    {"minimize_complete", &FindingRecord::minimize_complete},
+    {"minimized_graph", &FindingRecord::minimized_graph},
+    {"package", &FindingRecord::package},
+    {"test_label", &FindingRecord::test_label},
+    {"emit_error", &FindingRecord::emit_error},
+    {"hits", &FindingRecord::hits},
+};
+
+const ScalarMember<CampaignStats> kStatsMembers[] = {
+    {"graphs", &CampaignStats::graphs},
+    {"generated", &CampaignStats::generated},
+    {"valid", &CampaignStats::valid},
+    {"nan_free", &CampaignStats::nan_free},
+    {"judgements", &CampaignStats::judgements},
+    {"failures", &CampaignStats::failures},
+    {"duplicates", &CampaignStats::duplicates},
+    {"known_hits", &CampaignStats::known_hits},
+    {"minimizations", &CampaignStats::minimizations},
+    {"seconds", &CampaignStats::seconds},
+    {"generate_seconds", &CampaignStats::generate_seconds},
+    {"judge_seconds", &CampaignStats::judge_seconds},
+    {"minimize_seconds", &CampaignStats::minimize_seconds},
+};
 
 }  // namespace
 
 Json FindingToJson(const FindingRecord& f) {
   Json j = Json::MakeObject();
-  j.Set("signature", f.signature);
-  j.Set("verdict_signature", f.verdict_signature);
-  j.Set("name", f.name);
-  j.Set("config", f.config);
-  j.Set("options", f.options);
-  j.Set("message", f.message);
-  j.Set("accuracy_subkind", f.accuracy_subkind);
-  j.Set("graph_seed", static_cast<unsigned long long>(f.graph_seed));
-  j.Set("iteration", static_cast<long long>(f.iteration));
-  j.Set("original_nodes", static_cast<long long>(f.original_nodes));
-  j.Set("minimized_nodes", static_cast<long long>(f.minimized_nodes));
-  j.Set("oracle_calls", static_cast<long long>(f.oracle_calls));
-  j.Set("minimize_seconds", f.minimize_seconds);
-  j.Set("minimize_complete", f.minimize_complete);
-  j.Set("minimized_graph", f.minimized_graph);
-  j.Set("package", f.package);
-  j.Set("test_label", f.test_label);
-  j.Set("emit_error", f.emit_error);
-  j.Set("hits", static_cast<long long>(f.hits));
+  WriteMembers(f, kFindingMembers, j);
   return j;
 }
 
 absl::StatusOr<FindingRecord> FindingFromJson(const Json& j) {
   if (!j.is_object()) return absl::InvalidArgumentError("finding: not an object");
   FindingRecord f;
-  f.signature = GetStr(j, "signature");
+  ReadMembers(j, kFindingMembers, f);
   if (f.signature.empty()) return absl::InvalidArgumentError("finding: no signature");
-  f.verdict_signature = GetStr(j, "verdict_signature");
-  f.name = GetStr(j, "name");
-  f.config = GetStr(j, "config");
-  f.options = GetStr(j, "options");
-  f.message = GetStr(j, "message");
-  f.accuracy_subkind = GetStr(j, "accuracy_subkind");
-  if (const Json* seed = j.Find("graph_seed"); seed != nullptr && seed->is_number()) {
-    f.graph_seed = seed->is_uint() ? seed->uint_value() : static_cast<uint64_t>(seed->int_value());
-  }
-  f.iteration = GetI(j, "iteration");
-  f.original_nodes = GetI(j, "original_nodes");
-  f.minimized_nodes = GetI(j, "minimized_nodes");
-  f.oracle_calls = GetI(j, "oracle_calls");
-  f.minimize_seconds = GetD(j, "minimize_seconds");
-  f.minimize_complete = GetB(j, "minimize_complete");
-  f.minimized_graph = GetStr(j, "minimized_graph");
-  f.package = GetStr(j, "package");
-  f.test_label = GetStr(j, "test_label");
-  f.emit_error = GetStr(j, "emit_error");
-  f.hits = std::max<int64_t>(1, GetI(j, "hits"));
+  f.hits = std::max<int64_t>(1, f.hits);
   return f;
 }
 
 Json StatsToJson(const CampaignStats& s) {
   Json j = Json::MakeObject();
-  j.Set("graphs", static_cast<long long>(s.graphs));
-  j.Set("generated", static_cast<long long>(s.generated));
-  j.Set("valid", static_cast<long long>(s.valid));
-  j.Set("nan_free", static_cast<long long>(s.nan_free));
-  j.Set("judgements", static_cast<long long>(s.judgements));
-  j.Set("failures", static_cast<long long>(s.failures));
-  j.Set("duplicates", static_cast<long long>(s.duplicates));
-  j.Set("known_hits", static_cast<long long>(s.known_hits));
-  j.Set("minimizations", static_cast<long long>(s.minimizations));
-  j.Set("seconds", s.seconds);
-  j.Set("generate_seconds", s.generate_seconds);
-  j.Set("judge_seconds", s.judge_seconds);
-  j.Set("minimize_seconds", s.minimize_seconds);
+  WriteMembers(s, kStatsMembers, j);
   Json verdicts = Json::MakeObject();
   for (const auto& [key, n] : s.verdicts) verdicts.Set(key, static_cast<long long>(n));
   j.Set("verdicts", std::move(verdicts));
@@ -124,19 +149,7 @@ Json StatsToJson(const CampaignStats& s) {
 
 absl::Status StatsFromJson(const Json& j, CampaignStats* s) {
   if (!j.is_object()) return absl::InvalidArgumentError("state: not an object");
-  s->graphs = GetI(j, "graphs");
-  s->generated = GetI(j, "generated");
-  s->valid = GetI(j, "valid");
-  s->nan_free = GetI(j, "nan_free");
-  s->judgements = GetI(j, "judgements");
-  s->failures = GetI(j, "failures");
-  s->duplicates = GetI(j, "duplicates");
-  s->known_hits = GetI(j, "known_hits");
-  s->minimizations = GetI(j, "minimizations");
-  s->seconds = GetD(j, "seconds");
-  s->generate_seconds = GetD(j, "generate_seconds");
-  s->judge_seconds = GetD(j, "judge_seconds");
-  s->minimize_seconds = GetD(j, "minimize_seconds");
+  ReadMembers(j, kStatsMembers, *s);
   if (const Json* v = j.Find("verdicts"); v != nullptr && v->is_object()) {
     for (const auto& [key, n] : v->object()) s->verdicts[key] = n.int_value();
   }
@@ -229,7 +242,8 @@ absl::StatusOr<std::vector<std::string>> LoadKnownSignatures(const std::string& 
     if (!json.ok()) return json.status();
     if (const Json* f = json->Find("findings"); f != nullptr && f->is_array()) {
       for (const Json& x : f->array()) {
-        std::string s = GetStr(x, "signature");
+        std::string s;
+        ReadMember(x, "signature", s);
         if (!s.empty()) known.push_back(s);
       }
     }

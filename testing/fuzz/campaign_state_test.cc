@@ -1,0 +1,102 @@
+#include "testing/fuzz/campaign_state.h"
+
+#include <string>
+
+#include "gtest/gtest.h"
+
+namespace rk::fuzz {
+namespace {
+
+// Every member set, each to a value no other member of its type has.
+FindingRecord SampleFinding() {
+  return FindingRecord{.signature = "accuracy/relu/f32",
+                       .verdict_signature = "accuracy:relu",
+                       .name = "relu_f32",
+                       .config = "cpu",
+                       .options = "opt_level=2",
+                       .message = "1 of 4 elements not allclose",
+                       .accuracy_subkind = "rmse",
+                       .graph_seed = 18446744073709551615ull,  // above int64's range
+                       .iteration = 12, .original_nodes = 9, .minimized_nodes = 2,
+                       .oracle_calls = 31, .minimize_seconds = 1.5, .minimize_complete = true,
+                       .minimized_graph = "graph @g() {}",
+                       .package = "repros/relu_f32",
+                       .test_label = "//repros/relu_f32:test",
+                       .emit_error = "",
+                       .hits = 3};
+}
+
+Json Parse(const std::string& text) {
+  absl::StatusOr<Json> json = ParseJson(text);
+  EXPECT_TRUE(json.ok()) << json.status();
+  return json.ok() ? *json : Json();
+}
+
+TEST(FindingJsonTest, WritesEveryFieldInOrder) {
+  EXPECT_EQ(FindingToJson(SampleFinding()).Dump(),
+            R"({"signature":"accuracy/relu/f32","verdict_signature":"accuracy:relu",)"
+            R"("name":"relu_f32","config":"cpu","options":"opt_level=2",)"
+            R"("message":"1 of 4 elements not allclose","accuracy_subkind":"rmse",)"
+            R"("graph_seed":18446744073709551615,"iteration":12,"original_nodes":9,)"
+            R"("minimized_nodes":2,"oracle_calls":31,"minimize_seconds":1.5,)"
+            R"("minimize_complete":true,"minimized_graph":"graph @g() {}",)"
+            R"("package":"repros/relu_f32","test_label":"//repros/relu_f32:test",)"
+            R"("emit_error":"","hits":3})");
+}
+
+TEST(FindingJsonTest, RoundTrips) {
+  const FindingRecord f = SampleFinding();
+  absl::StatusOr<FindingRecord> back = FindingFromJson(FindingToJson(f));
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(FindingToJson(*back), FindingToJson(f));
+}
+
+TEST(FindingJsonTest, MissingFieldsReadAsDefaultsAndHitsAsAtLeastOne) {
+  absl::StatusOr<FindingRecord> f =
+      FindingFromJson(Parse(R"({"signature":"s","graph_seed":-1,"hits":0,"iteration":"x"})"));
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_EQ(f->signature, "s");
+  EXPECT_EQ(f->name, "");
+  EXPECT_EQ(f->graph_seed, 18446744073709551615ull);
+  EXPECT_EQ(f->iteration, 0);
+  EXPECT_FALSE(f->minimize_complete);
+  EXPECT_EQ(f->hits, 1);
+}
+
+TEST(FindingJsonTest, RejectsNonObjectsAndMissingSignatures) {
+  EXPECT_EQ(FindingFromJson(Parse("[]")).status().message(), "finding: not an object");
+  EXPECT_EQ(FindingFromJson(Parse(R"({"name":"x"})")).status().message(),
+            "finding: no signature");
+}
+
+TEST(StatsJsonTest, RoundTripsInOrder) {
+  CampaignStats s{.graphs = 10, .generated = 9, .valid = 8, .nan_free = 7, .judgements = 6,
+                  .failures = 5, .duplicates = 4, .known_hits = 3, .minimizations = 2,
+                  .seconds = 0.5, .generate_seconds = 0.25, .judge_seconds = 0.125,
+                  .minimize_seconds = 2.0, .verdicts = {{"cpu:pass", 6}}, .coverage = {},
+                  .errors = {"generator: no valid graph"}};
+  s.coverage.counts[static_cast<int>(compiler::Op::kRelu)] = 4;
+  const Json j = StatsToJson(s);
+  const std::string text = j.Dump();
+  EXPECT_EQ(text.substr(0, text.find(",\"verdicts\"")),
+            R"({"graphs":10,"generated":9,"valid":8,"nan_free":7,"judgements":6,)"
+            R"("failures":5,"duplicates":4,"known_hits":3,"minimizations":2,"seconds":0.5,)"
+            R"("generate_seconds":0.25,"judge_seconds":0.125,"minimize_seconds":2.0)");
+  CampaignStats back;
+  ASSERT_TRUE(StatsFromJson(j, &back).ok());
+  EXPECT_EQ(StatsToJson(back), j);
+  EXPECT_EQ(back.coverage.count(compiler::Op::kRelu), 4);
+  EXPECT_EQ(back.errors, s.errors);
+}
+
+TEST(StatsJsonTest, MissingCountersReadAsZero) {
+  CampaignStats s;
+  s.graphs = 5;
+  ASSERT_TRUE(StatsFromJson(Parse(R"({"valid":2})"), &s).ok());
+  EXPECT_EQ(s.graphs, 0);
+  EXPECT_EQ(s.valid, 2);
+  EXPECT_EQ(StatsFromJson(Parse("1"), &s).message(), "state: not an object");
+}
+
+}  // namespace
+}  // namespace rk::fuzz
