@@ -391,17 +391,23 @@ TEST(CudaTwoPassTest, FastMathAccumulatesInF32) {
         1e-4, fast);
 }
 
+// softmax, log_softmax, layer_norm and rms_norm over axis 1 of dtype[shape].
+std::string NormalizationGraph(const std::string& dtype, const std::string& shape) {
+  const std::string t = absl::StrCat(dtype, "[", shape, "]");
+  const std::string last = shape.substr(shape.find(',') + 1);
+  const std::string v = absl::StrCat(dtype, "[", last, "]");
+  return absl::StrCat("graph @g(%x: ", t, ", %g: ", v, ", %b: ", v, ") {\n",
+                      " %s = softmax(%x) {axis=1} : ", t, "\n",
+                      " %l = log_softmax(%x) {axis=-1} : ", t, "\n",
+                      " %n = layer_norm(%x, %g, %b) {axis=1, eps=1e-5} : ", t, "\n",
+                      " %r = rms_norm(%x, %g) {axis=1, eps=1e-5} : ", t, "\n",
+                      " return %s, %l, %n, %r\n}");
+}
+
 TEST(CudaTwoPassTest, LongRowSoftmaxAndLayerNormSplitTheirEpilogues) {
   REQUIRE_GPU();
   for (const char* dtype : {"f32", "bf16"}) {
-    const std::string t = absl::StrCat(dtype, "[4,300007]");
-    const std::string v = absl::StrCat(dtype, "[300007]");
-    Check(absl::StrCat("graph @g(%x: ", t, ", %g: ", v, ", %b: ", v, ") {\n",
-                       " %s = softmax(%x) {axis=1} : ", t, "\n",
-                       " %l = log_softmax(%x) {axis=-1} : ", t, "\n",
-                       " %n = layer_norm(%x, %g, %b) {axis=1, eps=1e-5} : ", t, "\n",
-                       " %r = rms_norm(%x, %g) {axis=1, eps=1e-5} : ", t, "\n",
-                       " return %s, %l, %n, %r\n}"),
+    Check(NormalizationGraph(dtype, "4,300007"),
           std::string(dtype) == "f32" ? 5e-5 : Tolerance(dtype));
   }
   Check(R"(graph @g(%x: f32[2,1048576]) {
@@ -441,15 +447,7 @@ TEST(CudaDiffTest, SoftmaxAndLayerNorm) {
   REQUIRE_GPU();
   for (const char* dtype : kFloatTypes) {
     for (const char* shape : {"16,67", "64,1024", "3,8192"}) {
-      const std::string t = absl::StrCat(dtype, "[", shape, "]");
-      const std::string last = std::string(shape).substr(std::string(shape).find(',') + 1);
-      const std::string v = absl::StrCat(dtype, "[", last, "]");
-      Check(absl::StrCat("graph @g(%x: ", t, ", %g: ", v, ", %b: ", v, ") {\n",
-                         " %s = softmax(%x) {axis=1} : ", t, "\n",
-                         " %l = log_softmax(%x) {axis=-1} : ", t, "\n",
-                         " %n = layer_norm(%x, %g, %b) {axis=1, eps=1e-5} : ", t, "\n",
-                         " %r = rms_norm(%x, %g) {axis=1, eps=1e-5} : ", t, "\n",
-                         " return %s, %l, %n, %r\n}"),
+      Check(NormalizationGraph(dtype, shape),
             std::string(dtype) == "f32" ? 5e-5 : Tolerance(dtype));
     }
   }
@@ -493,18 +491,6 @@ TEST(CudaDiffTest, RowGroupsVectorPointsAndInlinedProducers) {
 // 16-byte vectors a lane and ones that do not (a loop over the lane's
 // points), row counts that leave the last block's warps partly idle, every
 // float type, and the block form's neighbours just past the length limit.
-std::string NormalizationGraph(const std::string& dtype, const std::string& shape) {
-  const std::string t = absl::StrCat(dtype, "[", shape, "]");
-  const std::string last = shape.substr(shape.find(',') + 1);
-  const std::string v = absl::StrCat(dtype, "[", last, "]");
-  return absl::StrCat("graph @g(%x: ", t, ", %g: ", v, ", %b: ", v, ") {\n",
-                      " %s = softmax(%x) {axis=1} : ", t, "\n",
-                      " %l = log_softmax(%x) {axis=-1} : ", t, "\n",
-                      " %n = layer_norm(%x, %g, %b) {axis=1, eps=1e-5} : ", t, "\n",
-                      " %r = rms_norm(%x, %g) {axis=1, eps=1e-5} : ", t, "\n",
-                      " return %s, %l, %n, %r\n}");
-}
-
 TEST(CudaWarpRowsTest, NormalizationsOnShortRows) {
   REQUIRE_GPU();
   for (const char* dtype : kFloatTypes) {
