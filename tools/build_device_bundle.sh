@@ -3,6 +3,7 @@
 # git-ignored folder .device/, to be carried by the device tool:
 #   reprokit              the CLI (`reprokit compile --device=cuda ...`)
 #   cuda_program_test     the GPU differential and fault tests (gtest)
+#   cuda_two_pass_test    the GPU tests of few long rows in two passes (gtest)
 #   gpu_bench             kernel bandwidth and compile latency (bench/gpu_bench.cc)
 #   libdevice.10.bc       CUDA's math library in bitcode (found next to the binaries)
 # The binaries are static (--config=static: LLVM, Abseil, libstdc++; glibc stays
@@ -16,7 +17,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 output_base="${REPROKIT_DEVICE_OUTPUT_BASE:-$HOME/.cache/bazel_device}"
-targets=(//tools:reprokit //compiler/gpu:cuda_program_test //bench:gpu_bench)
+targets=(//tools:reprokit //compiler/gpu:cuda_program_test //compiler/gpu:cuda_two_pass_test
+         //bench:gpu_bench)
 bazel --output_base="$output_base" build --config=static --symlink_prefix=/ "${targets[@]}"
 bin="$(bazel --output_base="$output_base" info --config=static bazel-bin 2>/dev/null)"
 
@@ -28,7 +30,8 @@ fi
 
 rm -rf .device
 mkdir -p .device
-for path in tools/reprokit compiler/gpu/cuda_program_test bench/gpu_bench; do
+for path in tools/reprokit compiler/gpu/cuda_program_test compiler/gpu/cuda_two_pass_test \
+            bench/gpu_bench; do
   name="$(basename "$path")"
   cp "$bin/$path" ".device/$name"
   chmod u+w ".device/$name"

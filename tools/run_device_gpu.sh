@@ -38,6 +38,7 @@ unpack() {
 run_tests() {
   /tmp/rk/cuda_program_test --gtest_output="xml:$out/cuda_program_test.xml" > "$out/cuda_program_test.log" 2>&1
   local status=$?
+  /tmp/rk/cuda_two_pass_test --gtest_output="xml:$out/cuda_two_pass_test.xml" >> "$out/cuda_program_test.log" 2>&1 || status=1
   grep -E '^\[ *(OK|FAILED|SKIPPED|PASSED) *\]|Failure|error|rmse' "$out/cuda_program_test.log" | head -80
   echo "--- reprokit compile --device=cuda examples/softmax.rk"
   mkdir -p /tmp/rk/dump
