@@ -13,6 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "compiler/gpu/drop_sign_copies.h"
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/Linker/Linker.h"
@@ -233,6 +234,7 @@ absl::StatusOr<PtxProgram> CompileToPtx(const kernel::Program& program, const Gp
     return entries.count(gv.getName().str()) > 0;
   });
   if (absl::Status s = Optimize(m, tm, options.opt_level); !s.ok()) return s;
+  DropSignCopies(m);
   out.optimize_ms = MsSince(clock);
   if (keep_llvm_text) out.llvm_after_opt = ModuleText(m);
   clock = std::chrono::steady_clock::now();

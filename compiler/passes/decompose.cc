@@ -69,12 +69,16 @@ absl::StatusOr<NodeId> LowerNorm(Lowering& l, Op op, const std::vector<NodeId>& 
   return l.Bin(Op::kAdd, scaled, in[2]);
 }
 
+// 0.5 * (x + |x| * erf(|x| / sqrt(2))), which equals the usual
+// 0.5 * x * (1 + erf(x / sqrt(2))) as erf is odd, and gives erf a
+// non-negative argument (code generation drops erf's sign copy).
 absl::StatusOr<NodeId> LowerGelu(Lowering& l, NodeId x) {
-  RK_ASSIGN_OR_RETURN(NodeId scaled, l.BinScalar(Op::kMul, x, kInvSqrt2));
+  RK_ASSIGN_OR_RETURN(NodeId abs, l.Un(Op::kAbs, x));
+  RK_ASSIGN_OR_RETURN(NodeId scaled, l.BinScalar(Op::kMul, abs, kInvSqrt2));
   RK_ASSIGN_OR_RETURN(NodeId erf, l.Un(Op::kErf, scaled));
-  RK_ASSIGN_OR_RETURN(NodeId one_plus, l.BinScalar(Op::kAdd, erf, 1.0));
-  RK_ASSIGN_OR_RETURN(NodeId half_x, l.BinScalar(Op::kMul, x, 0.5));
-  return l.Bin(Op::kMul, half_x, one_plus);
+  RK_ASSIGN_OR_RETURN(NodeId odd, l.Bin(Op::kMul, abs, erf));
+  RK_ASSIGN_OR_RETURN(NodeId sum, l.Bin(Op::kAdd, x, odd));
+  return l.BinScalar(Op::kMul, sum, 0.5);
 }
 
 absl::StatusOr<NodeId> LowerComposite(Rewriter& r, NodeId id, const Node& node,

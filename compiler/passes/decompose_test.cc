@@ -98,15 +98,16 @@ TEST(DecomposeTest, Gelu) {
   %y = gelu(%x) : f32[4]
   return %y
 })");
+  // erf sees |x| / sqrt(2) >= 0; x + |x| * erf(...) restores the odd part.
   EXPECT_TRUE(GraphMatches(run.graph, R"(graph @g(%x: f32[4]) {
-  %1 = full() {dtype=f32, shape=[], value=0.7071067811865476} : f32[]
-  %2 = mul(%x, %1) : f32[4]
-  %3 = erf(%2) : f32[4]
-  %4 = full() {dtype=f32, shape=[], value=1.0} : f32[]
-  %5 = add(%3, %4) : f32[4]
-  %6 = full() {dtype=f32, shape=[], value=0.5} : f32[]
-  %7 = mul(%x, %6) : f32[4]
-  %y = mul(%7, %5) : f32[4]
+  %1 = abs(%x) : f32[4]
+  %2 = full() {dtype=f32, shape=[], value=0.7071067811865476} : f32[]
+  %3 = mul(%1, %2) : f32[4]
+  %4 = erf(%3) : f32[4]
+  %5 = mul(%1, %4) : f32[4]
+  %6 = add(%x, %5) : f32[4]
+  %7 = full() {dtype=f32, shape=[], value=0.5} : f32[]
+  %y = mul(%6, %7) : f32[4]
   return %y
 })"));
 }
