@@ -111,6 +111,12 @@ void NvptxKernel::Begin(KernelLaunch& launch, const std::string& suffix, bool sc
     if (shape_->form == KernelForm::kRowReduction && t.num_elements() <= shape_->work) continue;
     max_elem_bytes_ = std::max(max_elem_bytes_, DTypeSize(t.dtype));
   }
+  value_ops_ = 0;
+  for (const auto& stage : stages_) {
+    for (const kernel::Expr& e : stage->kernel.exprs) {
+      if (e.kind == kernel::ExprKind::kOp || e.kind == kernel::ExprKind::kCast) ++value_ops_;
+    }
+  }
   const bool group = stages_.size() > 1;
   launch.entry = "rk_" + kernel_->name + suffix;
   launch.form = shape_->form;
@@ -375,6 +381,12 @@ void NvptxKernel::EmitGridStride() {
 
 int NvptxKernel::VectorWidth(int64_t points, int64_t inner_extent) const {
   int width = std::max(1, 16 / max_elem_bytes_);
+  // A thread's points are unrolled: long elementwise bodies take fewer, as
+  // ptxas's time grows faster than linearly with the body (and such kernels
+  // are bound by arithmetic, not by load width).
+  if (shape_->form == KernelForm::kGridStride) {
+    while (width > 1 && width * value_ops_ > kMaxUnrolledOps) width /= 2;
+  }
   while (width > 1 && (points % width != 0 || inner_extent % width != 0)) width /= 2;
   return width;
 }

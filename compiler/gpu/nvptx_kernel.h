@@ -159,6 +159,7 @@ class NvptxKernel {
   codegen::ValueEmitter* values_ = nullptr;
   int threads_ = 0;        // block size of row reductions
   int max_elem_bytes_ = 1; // widest element any stage accesses
+  int64_t value_ops_ = 0;  // kOp and kCast expressions of all stages
   llvm::Function* fn_ = nullptr;
   llvm::Value* scratch_ = nullptr;  // the split form's partials
   llvm::BasicBlock* entry_block_ = nullptr;

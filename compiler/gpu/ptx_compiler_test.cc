@@ -43,6 +43,33 @@ TEST(PtxCompilerTest, ElementwiseChainIsOneGridStrideKernel) {
   EXPECT_TRUE(absl::StrContains(p.ptx, "max.NaN.f32") || absl::StrContains(p.ptx, "max.f32"));
 }
 
+// x -> tanh(x * y + y) repeated `links` times over f32[1024,256].
+std::string TanhChain(int links) {
+  std::string text = "graph @g(%x: f32[1024,256], %y: f32[1024,256]) {\n";
+  std::string prev = "%x";
+  for (int i = 0; i < links; ++i) {
+    absl::StrAppend(&text, "  %m", i, " = mul(", prev, ", %y) : f32[1024,256]\n", "  %a", i,
+                    " = add(%m", i, ", %y) : f32[1024,256]\n", "  %t", i, " = tanh(%a", i,
+                    ") : f32[1024,256]\n");
+    prev = absl::StrCat("%t", i);
+  }
+  return absl::StrCat(text, "  return ", prev, "\n}");
+}
+
+TEST(PtxCompilerTest, LongElementwiseBodiesUnrollFewerPoints) {
+  // Three value ops a link: 4 points a thread up to kMaxUnrolledOps, then 2, then 1.
+  const int64_t points = 1024 * 256;
+  EXPECT_EQ(Ptx(TanhChain(10)).launches.at(0).work, points / 4);
+  EXPECT_EQ(Ptx(TanhChain(30)).launches.at(0).work, points / 2);
+  const PtxProgram long_chain = Ptx(TanhChain(100));
+  EXPECT_EQ(long_chain.launches.at(0).work, points);
+  EXPECT_EQ(Count(long_chain.ptx, "ld.global.nc.v"), 0) << long_chain.ptx.substr(0, 4000);
+  // One body, not four: one tanh expansion (one ex2) a link.
+  const int ex2 = Count(long_chain.ptx, "ex2.approx");
+  EXPECT_GT(ex2, 0);
+  EXPECT_LE(ex2, 100);
+}
+
 TEST(PtxCompilerTest, SoftmaxRowsReduceWithWarpShuffles) {
   // max, then sum + divide: one row group. Rows of 1024 are warp rows
   // (warp_rows.h): 8 warps a block, a row each, combining by shuffles only.
