@@ -17,12 +17,25 @@
 // is the PTX part alone (the driver module is cached by PTX text), so the
 // difference is the driver's JIT.
 //
+// Cold start (--cold-start): each case's first compile in a fresh process
+// (this binary again, --first-compile N) with an empty driver JIT cache
+// (CUDA_CACHE_PATH set to a new directory), timed from the compile call to
+// a loaded program with the device context already made, plus chains of 10,
+// 100 and 1,000 elementwise ops on f32[1024,1024] (add, mul, tanh, sub,
+// sigmoid in turn). bench/torch_compare.py --cold-start measures Inductor
+// the same way.
+//
 //   gpu_bench [--quick] [--json FILE]
+//   gpu_bench --cold-start [--quick] [--json FILE]
 // Exits 1 with the reason when there is no GPU.
+#include <stdlib.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -79,6 +92,24 @@ std::string Reduce(const std::string& op, const std::string& t, const std::strin
                       "} : ", out, "\n  return %y\n}");
 }
 
+// `ops` elementwise ops on f32[1024,1024]: add y, mul y, tanh, sub y,
+// sigmoid, in turn (bench/torch_compare.py builds the same chain).
+std::string LongChain(int ops) {
+  const std::string t = "f32[1024,1024]";
+  std::string text =
+      absl::StrCat("graph @chain", ops, "(%x: ", t, ", %y: ", t, ") {\n");
+  std::string prev = "%x";
+  for (int i = 0; i < ops; ++i) {
+    static constexpr const char* kForms[] = {"add(%s, %%y)", "mul(%s, %%y)", "tanh(%s)",
+                                             "sub(%s, %%y)", "sigmoid(%s)"};
+    const std::string value = absl::StrCat("%v", i);
+    absl::StrAppend(&text, "  ", value, " = ", absl::StrFormat(kForms[i % 5], prev), " : ", t,
+                    "\n");
+    prev = value;
+  }
+  return absl::StrCat(text, "  return ", prev, "\n}");
+}
+
 double MsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
       .count();
@@ -103,22 +134,7 @@ absl::StatusOr<double> CopyBandwidthGBs(gpu::CudaDevice* device, size_t bytes) {
   return 2.0 * bytes / (*ms * 1e6);
 }
 
-int Run(bool quick, const std::string& json_path) {
-  absl::StatusOr<gpu::CudaDevice*> device = gpu::CudaDevice::Get();
-  if (!device.ok()) {
-    std::fprintf(stderr, "gpu_bench: %s\n", std::string(device.status().message()).c_str());
-    return 1;
-  }
-  const gpu::DeviceInfo& info = (*device)->info();
-  absl::StatusOr<double> copy = CopyBandwidthGBs(*device, size_t{1} << 30);
-  if (!copy.ok()) {
-    std::fprintf(stderr, "gpu_bench: %s\n", copy.status().ToString().c_str());
-    return 1;
-  }
-  std::printf("device: %s (%s, %d SMs, driver %d)\n", info.name.c_str(), info.arch().c_str(),
-              info.sm_count, info.driver_version);
-  std::printf("cuMemcpyDtoD bandwidth (read + write, 1 GiB): %.0f GB/s\n\n", *copy);
-
+std::vector<Case> KernelCases(bool quick) {
   const int64_t rows = quick ? 4096 : 16384;
   const int64_t mm = quick ? 1024 : 4096;
   std::vector<Case> cases;
@@ -139,6 +155,134 @@ int Run(bool quick, const std::string& json_path) {
                    Reduce("reduce_sum", "f32", few_rows, "axes=[1], keepdim=false", "f32[64]")});
   cases.push_back(
       {"argmax full", "f32", Reduce("argmax", "f32", n, "axis=0, keepdim=false", "i64[]")});
+
+  return cases;
+}
+
+// The kernel cases, then the long chains (compile latency only).
+std::vector<Case> ColdStartCases(bool quick) {
+  std::vector<Case> cases = KernelCases(quick);
+  for (int ops : {10, 100, 1000}) {
+    cases.push_back({absl::StrCat("chain of ", ops, " ops"), "f32", LongChain(ops)});
+  }
+  return cases;
+}
+
+// Child of --cold-start: the first compile of case `index` in this process,
+// with the device context made first. Prints one JSON object.
+int FirstCompile(bool quick, int index) {
+  absl::StatusOr<gpu::CudaDevice*> device = gpu::CudaDevice::Get();
+  if (!device.ok()) {
+    std::fprintf(stderr, "gpu_bench: %s\n", std::string(device.status().message()).c_str());
+    return 1;
+  }
+  const std::vector<Case> cases = ColdStartCases(quick);
+  if (index < 0 || index >= static_cast<int>(cases.size())) return 2;
+  const Case& c = cases[index];
+  const auto start = std::chrono::steady_clock::now();
+  absl::StatusOr<Graph> graph = Parse(c.text);
+  if (!graph.ok()) {
+    std::fprintf(stderr, "%s\n", graph.status().ToString().c_str());
+    return 1;
+  }
+  CompileOptions options;
+  options.device = "cuda";
+  options.fast_math = c.fast_math;
+  absl::StatusOr<Executable> exe = Compile(*graph, options);
+  const double ms = MsSince(start);
+  if (!exe.ok()) {
+    std::fprintf(stderr, "%s: %s\n", c.name.c_str(), exe.status().ToString().c_str());
+    return 1;
+  }
+  std::printf("{\"case\": \"%s\", \"dtype\": \"%s\", \"shape\": \"%s\", \"kernels\": %d, "
+              "\"cold_start_ms\": %.2f, \"phases\": %s}\n",
+              c.name.c_str(), c.dtype.c_str(),
+              graph->type(graph->inputs()[0]).shape.ToString().c_str(), exe->num_kernels(), ms,
+              exe->timings().ToJson().c_str());
+  return 0;
+}
+
+// The value of "key": NUMBER in a JSON line (-1 when absent).
+double JsonNumber(const std::string& line, const std::string& key) {
+  const size_t at = line.find("\"" + key + "\": ");
+  if (at == std::string::npos) return -1;
+  return std::atof(line.c_str() + at + key.size() + 4);
+}
+
+int ColdStart(bool quick, const std::string& json_path) {
+  absl::StatusOr<gpu::CudaDevice*> device = gpu::CudaDevice::Get();
+  if (!device.ok()) {
+    std::fprintf(stderr, "gpu_bench: %s\n", std::string(device.status().message()).c_str());
+    return 1;
+  }
+  char self[4096];
+  const ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+  if (n <= 0) return 1;
+  self[n] = 0;
+  std::printf("first compile in a fresh process, empty driver JIT cache (ms)\n%-18s %-5s %-14s "
+              "%5s %9s %9s %9s %9s %9s\n",
+              "case", "dtype", "shape", "krnls", "total", "graph", "llvm_ir", "O2", "ptx+load");
+  std::string json = "[";
+  int failures = 0;
+  const std::vector<Case> cases = ColdStartCases(quick);
+  for (size_t i = 0; i < cases.size(); ++i) {
+    char dir[] = "/tmp/rk_jit_cache_XXXXXX";
+    if (mkdtemp(dir) == nullptr) return 1;
+    const std::string command = absl::StrCat("CUDA_CACHE_PATH=", dir, " '", self,
+                                             "' --first-compile ", i, quick ? " --quick" : "");
+    std::string line;
+    if (FILE* pipe = popen(command.c_str(), "r")) {
+      char buffer[4096];
+      while (std::fgets(buffer, sizeof(buffer), pipe) != nullptr) line += buffer;
+      if (pclose(pipe) != 0) line.clear();
+    }
+    std::error_code ignored;
+    std::filesystem::remove_all(dir, ignored);
+    if (line.empty()) {
+      std::printf("%-18s %-5s failed\n", cases[i].name.c_str(), cases[i].dtype.c_str());
+      ++failures;
+      continue;
+    }
+    const size_t shape_at = line.find("\"shape\": \"") + 10;
+    const std::string shape = line.substr(shape_at, line.find('"', shape_at) - shape_at);
+    std::printf("%-18s %-5s %-14s %5d %9.1f %9.1f %9.1f %9.1f %9.1f\n", cases[i].name.c_str(),
+                cases[i].dtype.c_str(), shape.c_str(), static_cast<int>(JsonNumber(line, "kernels")),
+                JsonNumber(line, "cold_start_ms"),
+                JsonNumber(line, "passes_ms") + JsonNumber(line, "fusion_ms") +
+                    JsonNumber(line, "kernel_ir_ms"),
+                JsonNumber(line, "llvm_ir_ms"), JsonNumber(line, "optimize_ms"),
+                JsonNumber(line, "codegen_ms"));
+    std::fflush(stdout);
+    while (!line.empty() && line.back() == '\n') line.pop_back();
+    absl::StrAppend(&json, json.size() > 1 ? ",\n " : "\n ", line);
+  }
+  json += "\n]\n";
+  if (!json_path.empty()) {
+    FILE* f = std::fopen(json_path.c_str(), "w");
+    if (f == nullptr) return 1;
+    std::fputs(json.c_str(), f);
+    std::fclose(f);
+  }
+  return failures == 0 ? 0 : 1;
+}
+
+int Run(bool quick, const std::string& json_path) {
+  absl::StatusOr<gpu::CudaDevice*> device = gpu::CudaDevice::Get();
+  if (!device.ok()) {
+    std::fprintf(stderr, "gpu_bench: %s\n", std::string(device.status().message()).c_str());
+    return 1;
+  }
+  const gpu::DeviceInfo& info = (*device)->info();
+  absl::StatusOr<double> copy = CopyBandwidthGBs(*device, size_t{1} << 30);
+  if (!copy.ok()) {
+    std::fprintf(stderr, "gpu_bench: %s\n", copy.status().ToString().c_str());
+    return 1;
+  }
+  std::printf("device: %s (%s, %d SMs, driver %d)\n", info.name.c_str(), info.arch().c_str(),
+              info.sm_count, info.driver_version);
+  std::printf("cuMemcpyDtoD bandwidth (read + write, 1 GiB): %.0f GB/s\n\n", *copy);
+
+  const std::vector<Case> cases = KernelCases(quick);
 
   // LLVM's NVPTX target and libdevice load once per process: keep them out
   // of the per-case cold numbers.
@@ -232,16 +376,24 @@ int Run(bool quick, const std::string& json_path) {
 
 int main(int argc, char** argv) {
   bool quick = false;
+  bool cold_start = false;
+  int first_compile = -1;
   std::string json;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--quick") == 0) {
       quick = true;
+    } else if (std::strcmp(argv[i], "--cold-start") == 0) {
+      cold_start = true;
+    } else if (std::strcmp(argv[i], "--first-compile") == 0 && i + 1 < argc) {
+      first_compile = std::atoi(argv[++i]);
     } else if (std::strcmp(argv[i], "--json") == 0 && i + 1 < argc) {
       json = argv[++i];
     } else {
-      std::fprintf(stderr, "usage: gpu_bench [--quick] [--json FILE]\n");
+      std::fprintf(stderr, "usage: gpu_bench [--quick] [--cold-start] [--json FILE]\n");
       return 2;
     }
   }
+  if (first_compile >= 0) return rk::compiler::FirstCompile(quick, first_compile);
+  if (cold_start) return rk::compiler::ColdStart(quick, json);
   return rk::compiler::Run(quick, json);
 }

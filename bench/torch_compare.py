@@ -12,12 +12,23 @@ bandwidth over the fewest bytes the graph must move, that as a share of the
 device-to-device copy bandwidth measured in the same run, and TFLOP/s for
 matmul. Inputs are random (never zeros).
 
+Cold start (--cold-start): each case's first torch.compile call in a fresh
+Python process (this script again, --first-compile N) with empty Inductor and
+Triton cache directories, timed from the call to its return (the kernel's one
+run included) with the inputs already on the device, plus chains of 10, 100
+and 1,000 elementwise ops on f32[1024,1024] (add y, mul y, tanh, sub y,
+sigmoid in turn), as bench/gpu_bench.cc --cold-start measures reprokit.
+
   python3 bench/torch_compare.py [--quick] [--json FILE]
+  python3 bench/torch_compare.py --cold-start [--quick] [--json FILE]
 """
 
 import argparse
 import json
 import os
+import shutil
+import subprocess
+import sys
 import tempfile
 import time
 
@@ -94,6 +105,78 @@ def cases(quick):
     return out
 
 
+def long_chain(ops):
+    def fn(x, y):
+        v = x
+        for i in range(ops):
+            k = i % 5
+            if k == 0:
+                v = v + y
+            elif k == 1:
+                v = v * y
+            elif k == 2:
+                v = torch.tanh(v)
+            elif k == 3:
+                v = v - y
+            else:
+                v = torch.sigmoid(v)
+        return v
+    return fn
+
+
+def cold_start_cases(quick):
+    out = cases(quick)
+    for ops in (10, 100, 1000):
+        out.append((f"chain of {ops} ops", "f32", long_chain(ops), [(1024, 1024), (1024, 1024)],
+                    torch.float32, 0))
+    return out
+
+
+def random_inputs(shapes, dtype):
+    gen = torch.Generator(device="cuda").manual_seed(17)
+    return [torch.rand(s, device="cuda", dtype=dtype, generator=gen) * 2 - 1 for s in shapes]
+
+
+def first_compile(quick, index):
+    """Child of --cold-start: prints one JSON line."""
+    name, dtype_name, fn, shapes, dtype, _ = cold_start_cases(quick)[index]
+    inputs = random_inputs(shapes, dtype)
+    torch.cuda.synchronize()
+    start = time.perf_counter()
+    torch.compile(fn)(*inputs)
+    torch.cuda.synchronize()
+    ms = (time.perf_counter() - start) * 1e3
+    shape = "[" + ",".join(str(d) for d in shapes[0]) + "]"
+    print(json.dumps({"case": name, "dtype": dtype_name, "shape": shape, "cold_start_ms": ms,
+                      "torch": torch.__version__}))
+
+
+def cold_start(quick, json_path):
+    print(f"{'case':<18} {'dtype':<5} {'shape':<14} {'cold_start_ms':>13}", flush=True)
+    results = []
+    for index, (name, dtype_name, _, shapes, _, _) in enumerate(cold_start_cases(quick)):
+        cache = tempfile.mkdtemp(prefix="inductor_cold_")
+        env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=cache,
+                   TRITON_CACHE_DIR=os.path.join(cache, "triton"),
+                   TORCHINDUCTOR_FX_GRAPH_CACHE="0", TORCHINDUCTOR_AUTOGRAD_CACHE="0")
+        command = [sys.executable, os.path.abspath(__file__), "--first-compile", str(index)]
+        if quick:
+            command.append("--quick")
+        done = subprocess.run(command, env=env, capture_output=True, text=True)
+        shutil.rmtree(cache, ignore_errors=True)
+        lines = [l for l in done.stdout.splitlines() if l.startswith("{")]
+        if done.returncode != 0 or not lines:
+            print(f"{name:<18} {dtype_name:<5} failed: {done.stderr[-400:]}", flush=True)
+            continue
+        result = json.loads(lines[-1])
+        results.append(result)
+        print(f"{name:<18} {dtype_name:<5} {result['shape']:<14} {result['cold_start_ms']:13.1f}",
+              flush=True)
+    if json_path:
+        with open(json_path, "w") as f:
+            json.dump(results, f, indent=1)
+
+
 def kernel_ms(fn, args):
     import triton.testing
     return triton.testing.do_bench(lambda: fn(*args), warmup=50, rep=300, return_mode="median")
@@ -103,9 +186,15 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--json", default="")
+    parser.add_argument("--cold-start", action="store_true")
+    parser.add_argument("--first-compile", type=int, default=-1)
     args = parser.parse_args()
     if not torch.cuda.is_available():
         raise SystemExit("torch_compare: no GPU")
+    if args.first_compile >= 0:
+        return first_compile(args.quick, args.first_compile)
+    if args.cold_start:
+        return cold_start(args.quick, args.json)
     os.environ["TORCHINDUCTOR_FX_GRAPH_CACHE"] = "0"
     os.environ["TORCHINDUCTOR_AUTOGRAD_CACHE"] = "0"
     cache = tempfile.mkdtemp(prefix="inductor_")
@@ -119,8 +208,7 @@ def main():
     print(header)
     results = []
     for name, dtype_name, fn, shapes, dtype, flops in cases(args.quick):
-        gen = torch.Generator(device="cuda").manual_seed(17)
-        inputs = [torch.rand(s, device="cuda", dtype=dtype, generator=gen) * 2 - 1 for s in shapes]
+        inputs = random_inputs(shapes, dtype)
         nbytes = sum(t.numel() * t.element_size() for t in inputs)
         out = fn(*inputs)
         nbytes += out.numel() * out.element_size()

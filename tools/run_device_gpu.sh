@@ -6,9 +6,11 @@
 #   tools/run_device_gpu.sh tests     # GPU gtests + the CLI on an example
 #   tools/run_device_gpu.sh bench     # bench/gpu_bench (add --quick after it for small shapes)
 #   tools/run_device_gpu.sh torch     # bench/torch_compare.py (PyTorch 2.11, Inductor)
+#   tools/run_device_gpu.sh cold      # cold start: each case's first compile in a fresh
+#                                     # process, reprokit then Inductor (--cold-start of both)
 #   tools/run_device_gpu.sh fuzz [S]  # reprokit fuzz, cpu + cpu-O0 + cuda vs fp64, S seconds (60)
 #   tools/run_device_gpu.sh all [S]   # tests, bench (+ JIT -O1 and driver-cache reruns), torch,
-#                                     # then fuzz for S seconds (0: no fuzz)
+#                                     # cold, then fuzz for S seconds (0: no fuzz)
 # Logs and results go to /tmp/rk/out; when $OUT is set (the device tool
 # brings back at most 8 files) everything is also packed into
 # $OUT/results.tar.gz, with the main text results beside it.
@@ -60,6 +62,17 @@ run_torch() {
   return "${PIPESTATUS[0]}"
 }
 
+run_cold() {
+  echo "--- reprokit: gpu_bench --cold-start"
+  /tmp/rk/gpu_bench --cold-start --json "$out/cold_start.json" "$@" 2>&1 | tee "$out/cold_start.txt"
+  local a=${PIPESTATUS[0]}
+  echo "--- Inductor: torch_compare.py --cold-start"
+  PYTHONUNBUFFERED=1 python3 bench/torch_compare.py --cold-start \
+    --json "$out/torch_cold_start.json" "$@" 2>&1 | tee "$out/torch_cold_start.txt"
+  local b=${PIPESTATUS[0]}
+  return $((a | b))
+}
+
 run_fuzz() {
   local seconds="${1:-60}"
   local dir=/tmp/rk/fuzz_gpu
@@ -79,7 +92,7 @@ pack() {
   tar -C /tmp/rk -czf "$OUT/results.tar.gz" out
   local name
   for name in cuda_program_test.log gpu_bench.txt gpu_bench_jit_o1.txt gpu_bench_rerun.txt \
-              torch_compare.txt summary.md; do
+              torch_compare.txt cold_start.txt torch_cold_start.txt summary.md; do
     [[ -f "$out/$name" ]] && cp "$out/$name" "$OUT/"
   done
   return 0
@@ -103,6 +116,7 @@ case "$what" in
   tests) unpack; run_tests; s=$?; pack; exit $s ;;
   bench) unpack; run_bench "$@"; s=$?; pack; exit $s ;;
   torch) run_torch "$@"; s=$?; pack; exit $s ;;
+  cold) unpack; run_cold "$@"; s=$?; pack; exit $s ;;
   fuzz) unpack; run_fuzz "$@"; s=$?; pack; exit $s ;;
   all)
     unpack
@@ -112,9 +126,10 @@ case "$what" in
     run_bench; b=$?; pack
     run_bench_variants || b=1; pack
     run_torch; p=$?; pack
+    run_cold || p=1; pack
     f=0
     if [[ "${1:-0}" != 0 ]]; then run_fuzz "$1"; f=$?; pack; fi
     echo "=== tests exit $t, bench exit $b, torch exit $p, fuzz exit $f"
     exit $((t | b | p | f)) ;;
-  *) echo "usage: tools/run_device_gpu.sh tests|bench|torch|fuzz|all [args]" >&2; exit 2 ;;
+  *) echo "usage: tools/run_device_gpu.sh tests|bench|torch|cold|fuzz|all [args]" >&2; exit 2 ;;
 esac
