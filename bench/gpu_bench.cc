@@ -26,7 +26,7 @@
 // the same way.
 //
 //   gpu_bench [--quick] [--json FILE]
-//   gpu_bench --cold-start [--quick] [--json FILE]
+//   gpu_bench --cold-start [--repeat N] [--quick] [--json FILE]   (N runs a case, median; 3)
 // Exits 1 with the reason when there is no GPU.
 #include <stdlib.h>
 #include <unistd.h>
@@ -41,6 +41,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_replace.h"
 #include "compiler/driver/compile.h"
 #include "compiler/gpu/cuda_driver.h"
 #include "compiler/gpu/cuda_program.h"
@@ -209,7 +210,26 @@ double JsonNumber(const std::string& line, const std::string& key) {
   return std::atof(line.c_str() + at + key.size() + 4);
 }
 
-int ColdStart(bool quick, const std::string& json_path) {
+// One --first-compile child with an empty driver JIT cache: its JSON line,
+// or "" when it failed.
+std::string FirstCompileInChild(const std::string& self, size_t index, bool quick) {
+  char dir[] = "/tmp/rk_jit_cache_XXXXXX";
+  if (mkdtemp(dir) == nullptr) return "";
+  const std::string command = absl::StrCat("CUDA_CACHE_PATH=", dir, " '", self,
+                                           "' --first-compile ", index, quick ? " --quick" : "");
+  std::string line;
+  if (FILE* pipe = popen(command.c_str(), "r")) {
+    char buffer[4096];
+    while (std::fgets(buffer, sizeof(buffer), pipe) != nullptr) line += buffer;
+    if (pclose(pipe) != 0) line.clear();
+  }
+  std::error_code ignored;
+  std::filesystem::remove_all(dir, ignored);
+  while (!line.empty() && line.back() == '\n') line.pop_back();
+  return line;
+}
+
+int ColdStart(bool quick, int repeat, const std::string& json_path) {
   absl::StatusOr<gpu::CudaDevice*> device = gpu::CudaDevice::Get();
   if (!device.ok()) {
     std::fprintf(stderr, "gpu_bench: %s\n", std::string(device.status().message()).c_str());
@@ -219,42 +239,41 @@ int ColdStart(bool quick, const std::string& json_path) {
   const ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
   if (n <= 0) return 1;
   self[n] = 0;
-  std::printf("first compile in a fresh process, empty driver JIT cache (ms)\n%-18s %-5s %-14s "
-              "%5s %9s %9s %9s %9s %9s\n",
-              "case", "dtype", "shape", "krnls", "total", "graph", "llvm_ir", "O2", "ptx+load");
+  std::printf("first compile in a fresh process, empty driver JIT cache (ms; the run with the "
+              "median total of %d)\n%-18s %-5s %-14s %5s %9s %9s %9s %9s %9s   %s\n",
+              repeat, "case", "dtype", "shape", "krnls", "total", "graph", "llvm_ir", "O2",
+              "ptx+load", "all runs");
   std::string json = "[";
   int failures = 0;
   const std::vector<Case> cases = ColdStartCases(quick);
   for (size_t i = 0; i < cases.size(); ++i) {
-    char dir[] = "/tmp/rk_jit_cache_XXXXXX";
-    if (mkdtemp(dir) == nullptr) return 1;
-    const std::string command = absl::StrCat("CUDA_CACHE_PATH=", dir, " '", self,
-                                             "' --first-compile ", i, quick ? " --quick" : "");
-    std::string line;
-    if (FILE* pipe = popen(command.c_str(), "r")) {
-      char buffer[4096];
-      while (std::fgets(buffer, sizeof(buffer), pipe) != nullptr) line += buffer;
-      if (pclose(pipe) != 0) line.clear();
+    std::vector<std::pair<double, std::string>> runs;
+    for (int r = 0; r < repeat; ++r) {
+      std::string line = FirstCompileInChild(self, i, quick);
+      if (!line.empty()) runs.emplace_back(JsonNumber(line, "cold_start_ms"), std::move(line));
     }
-    std::error_code ignored;
-    std::filesystem::remove_all(dir, ignored);
-    if (line.empty()) {
+    if (static_cast<int>(runs.size()) != repeat) {
       std::printf("%-18s %-5s failed\n", cases[i].name.c_str(), cases[i].dtype.c_str());
       ++failures;
       continue;
     }
+    std::sort(runs.begin(), runs.end());
+    const std::string& line = runs[runs.size() / 2].second;
+    std::string all;
+    for (const auto& run : runs) absl::StrAppendFormat(&all, "%s%.1f", all.empty() ? "" : " ", run.first);
     const size_t shape_at = line.find("\"shape\": \"") + 10;
     const std::string shape = line.substr(shape_at, line.find('"', shape_at) - shape_at);
-    std::printf("%-18s %-5s %-14s %5d %9.1f %9.1f %9.1f %9.1f %9.1f\n", cases[i].name.c_str(),
+    std::printf("%-18s %-5s %-14s %5d %9.1f %9.1f %9.1f %9.1f %9.1f   %s\n", cases[i].name.c_str(),
                 cases[i].dtype.c_str(), shape.c_str(), static_cast<int>(JsonNumber(line, "kernels")),
-                JsonNumber(line, "cold_start_ms"),
+                runs[runs.size() / 2].first,
                 JsonNumber(line, "passes_ms") + JsonNumber(line, "fusion_ms") +
                     JsonNumber(line, "kernel_ir_ms"),
                 JsonNumber(line, "llvm_ir_ms"), JsonNumber(line, "optimize_ms"),
-                JsonNumber(line, "codegen_ms"));
+                JsonNumber(line, "codegen_ms"), all.c_str());
     std::fflush(stdout);
-    while (!line.empty() && line.back() == '\n') line.pop_back();
-    absl::StrAppend(&json, json.size() > 1 ? ",\n " : "\n ", line);
+    // The median run's object, with every run's total added.
+    absl::StrAppend(&json, json.size() > 1 ? ",\n " : "\n ", line.substr(0, line.size() - 1),
+                    ", \"runs_ms\": [", absl::StrReplaceAll(all, {{" ", ", "}}), "]}");
   }
   json += "\n]\n";
   if (!json_path.empty()) {
@@ -378,22 +397,27 @@ int main(int argc, char** argv) {
   bool quick = false;
   bool cold_start = false;
   int first_compile = -1;
+  int repeat = 3;
   std::string json;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--quick") == 0) {
       quick = true;
     } else if (std::strcmp(argv[i], "--cold-start") == 0) {
       cold_start = true;
+    } else if (std::strcmp(argv[i], "--repeat") == 0 && i + 1 < argc) {
+      repeat = std::max(1, std::atoi(argv[++i]));
     } else if (std::strcmp(argv[i], "--first-compile") == 0 && i + 1 < argc) {
       first_compile = std::atoi(argv[++i]);
     } else if (std::strcmp(argv[i], "--json") == 0 && i + 1 < argc) {
       json = argv[++i];
     } else {
-      std::fprintf(stderr, "usage: gpu_bench [--quick] [--cold-start] [--json FILE]\n");
+      std::fprintf(stderr,
+                   "usage: gpu_bench [--quick] [--json FILE]\n"
+                   "       gpu_bench --cold-start [--repeat N (3)] [--quick] [--json FILE]\n");
       return 2;
     }
   }
   if (first_compile >= 0) return rk::compiler::FirstCompile(quick, first_compile);
-  if (cold_start) return rk::compiler::ColdStart(quick, json);
+  if (cold_start) return rk::compiler::ColdStart(quick, repeat, json);
   return rk::compiler::Run(quick, json);
 }

@@ -20,7 +20,7 @@ and 1,000 elementwise ops on f32[1024,1024] (add y, mul y, tanh, sub y,
 sigmoid in turn), as bench/gpu_bench.cc --cold-start measures reprokit.
 
   python3 bench/torch_compare.py [--quick] [--json FILE]
-  python3 bench/torch_compare.py --cold-start [--quick] [--json FILE]
+  python3 bench/torch_compare.py --cold-start [--repeat N] [--quick] [--json FILE]
 """
 
 import argparse
@@ -151,27 +151,40 @@ def first_compile(quick, index):
                       "torch": torch.__version__}))
 
 
-def cold_start(quick, json_path):
-    print(f"{'case':<18} {'dtype':<5} {'shape':<14} {'cold_start_ms':>13}", flush=True)
+def first_compile_in_child(index, quick):
+    """One --first-compile child with empty caches: its result, or an error text."""
+    cache = tempfile.mkdtemp(prefix="inductor_cold_")
+    env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=cache,
+               TRITON_CACHE_DIR=os.path.join(cache, "triton"),
+               TORCHINDUCTOR_FX_GRAPH_CACHE="0", TORCHINDUCTOR_AUTOGRAD_CACHE="0")
+    command = [sys.executable, os.path.abspath(__file__), "--first-compile", str(index)]
+    if quick:
+        command.append("--quick")
+    done = subprocess.run(command, env=env, capture_output=True, text=True)
+    shutil.rmtree(cache, ignore_errors=True)
+    lines = [l for l in done.stdout.splitlines() if l.startswith("{")]
+    if done.returncode != 0 or not lines:
+        return done.stderr[-400:]
+    return json.loads(lines[-1])
+
+
+def cold_start(quick, repeat, json_path):
+    print(f"first torch.compile call in a fresh process, empty caches (ms; median of {repeat})")
+    print(f"{'case':<18} {'dtype':<5} {'shape':<14} {'cold_start_ms':>13}   all runs", flush=True)
     results = []
-    for index, (name, dtype_name, _, shapes, _, _) in enumerate(cold_start_cases(quick)):
-        cache = tempfile.mkdtemp(prefix="inductor_cold_")
-        env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=cache,
-                   TRITON_CACHE_DIR=os.path.join(cache, "triton"),
-                   TORCHINDUCTOR_FX_GRAPH_CACHE="0", TORCHINDUCTOR_AUTOGRAD_CACHE="0")
-        command = [sys.executable, os.path.abspath(__file__), "--first-compile", str(index)]
-        if quick:
-            command.append("--quick")
-        done = subprocess.run(command, env=env, capture_output=True, text=True)
-        shutil.rmtree(cache, ignore_errors=True)
-        lines = [l for l in done.stdout.splitlines() if l.startswith("{")]
-        if done.returncode != 0 or not lines:
-            print(f"{name:<18} {dtype_name:<5} failed: {done.stderr[-400:]}", flush=True)
+    for index, (name, dtype_name, _, _, _, _) in enumerate(cold_start_cases(quick)):
+        runs = [first_compile_in_child(index, quick) for _ in range(repeat)]
+        failed = [r for r in runs if isinstance(r, str)]
+        if failed:
+            print(f"{name:<18} {dtype_name:<5} failed: {failed[0]}", flush=True)
             continue
-        result = json.loads(lines[-1])
+        runs.sort(key=lambda r: r["cold_start_ms"])
+        result = dict(runs[len(runs) // 2])
+        result["runs_ms"] = [r["cold_start_ms"] for r in runs]
         results.append(result)
-        print(f"{name:<18} {dtype_name:<5} {result['shape']:<14} {result['cold_start_ms']:13.1f}",
-              flush=True)
+        all_runs = " ".join(f"{ms:.1f}" for ms in result["runs_ms"])
+        print(f"{name:<18} {dtype_name:<5} {result['shape']:<14} {result['cold_start_ms']:13.1f}"
+              f"   {all_runs}", flush=True)
     if json_path:
         with open(json_path, "w") as f:
             json.dump(results, f, indent=1)
@@ -188,13 +201,14 @@ def main():
     parser.add_argument("--json", default="")
     parser.add_argument("--cold-start", action="store_true")
     parser.add_argument("--first-compile", type=int, default=-1)
+    parser.add_argument("--repeat", type=int, default=1, help="cold-start runs a case (median)")
     args = parser.parse_args()
     if not torch.cuda.is_available():
         raise SystemExit("torch_compare: no GPU")
     if args.first_compile >= 0:
         return first_compile(args.quick, args.first_compile)
     if args.cold_start:
-        return cold_start(args.quick, args.json)
+        return cold_start(args.quick, max(1, args.repeat), args.json)
     os.environ["TORCHINDUCTOR_FX_GRAPH_CACHE"] = "0"
     os.environ["TORCHINDUCTOR_AUTOGRAD_CACHE"] = "0"
     cache = tempfile.mkdtemp(prefix="inductor_")

@@ -7,7 +7,8 @@
 #   tools/run_device_gpu.sh bench     # bench/gpu_bench (add --quick after it for small shapes)
 #   tools/run_device_gpu.sh torch     # bench/torch_compare.py (PyTorch 2.11, Inductor)
 #   tools/run_device_gpu.sh cold      # cold start: each case's first compile in a fresh
-#                                     # process, reprokit then Inductor (--cold-start of both)
+#                                     # process, reprokit (median of 5) then Inductor (1 run;
+#                                     # `cold --repeat N` for more)
 #   tools/run_device_gpu.sh fuzz [S]  # reprokit fuzz, cpu + cpu-O0 + cuda vs fp64, S seconds (60)
 #   tools/run_device_gpu.sh all [S]   # tests, bench (+ JIT -O1 and driver-cache reruns), torch,
 #                                     # cold, then fuzz for S seconds (0: no fuzz)
@@ -63,8 +64,9 @@ run_torch() {
 }
 
 run_cold() {
-  echo "--- reprokit: gpu_bench --cold-start"
-  /tmp/rk/gpu_bench --cold-start --json "$out/cold_start.json" "$@" 2>&1 | tee "$out/cold_start.txt"
+  echo "--- reprokit: gpu_bench --cold-start --repeat 5"
+  /tmp/rk/gpu_bench --cold-start --repeat 5 --json "$out/cold_start.json" "$@" 2>&1 |
+    tee "$out/cold_start.txt"
   local a=${PIPESTATUS[0]}
   echo "--- Inductor: torch_compare.py --cold-start"
   PYTHONUNBUFFERED=1 python3 bench/torch_compare.py --cold-start \

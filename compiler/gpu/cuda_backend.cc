@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 
 namespace rk::compiler::gpu {
@@ -64,6 +65,12 @@ absl::StatusOr<std::unique_ptr<CudaProgram>> BuildCudaProgram(const kernel::Prog
     if (absl::Status s = WriteFile(dump_dir, "launches.txt", PrintLaunches(ptx->launches)); !s.ok()) {
       return s;
     }
+    // Written before the driver loads the PTX, so a machine without a GPU
+    // still gets the host side's phases.
+    const std::string ptx_timings = absl::StrFormat(
+        "llvm_ir_ms %.3f\noptimize_ms %.3f\nptx_codegen_ms %.3f\nptx_bytes %d\n", ptx->emit_ms,
+        ptx->optimize_ms, ptx->codegen_ms, ptx->ptx.size());
+    if (absl::Status s = WriteFile(dump_dir, "ptx_timings.txt", ptx_timings); !s.ok()) return s;
   }
   const double ptx_ms = ptx->codegen_ms;
   const auto start = std::chrono::steady_clock::now();
