@@ -36,6 +36,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -169,27 +170,51 @@ std::vector<Case> ColdStartCases(bool quick) {
   return cases;
 }
 
+// The GPU, or null after saying why there is none.
+gpu::CudaDevice* DeviceOrSay() {
+  absl::StatusOr<gpu::CudaDevice*> device = gpu::CudaDevice::Get();
+  if (device.ok()) return *device;
+  std::fprintf(stderr, "gpu_bench: %s\n", std::string(device.status().message()).c_str());
+  return nullptr;
+}
+
+// A case's graph, or nullopt after printing why it does not parse.
+std::optional<Graph> ParseCase(const Case& c) {
+  absl::StatusOr<Graph> graph = Parse(c.text);
+  if (graph.ok()) return *std::move(graph);
+  std::fprintf(stderr, "%s: %s\n", c.name.c_str(), graph.status().ToString().c_str());
+  return std::nullopt;
+}
+
+absl::StatusOr<Executable> CompileCase(const Case& c, const Graph& graph) {
+  CompileOptions options;
+  options.device = "cuda";
+  options.fast_math = c.fast_math;
+  return Compile(graph, options);
+}
+
+// Closes `json` ("[" and objects) and writes it to `path` (nothing when
+// empty). False when the file cannot be written.
+bool WriteJsonArray(std::string& json, const std::string& path) {
+  json += "\n]\n";
+  if (path.empty()) return true;
+  FILE* f = std::fopen(path.c_str(), "w");
+  if (f == nullptr) return false;
+  const bool ok = std::fputs(json.c_str(), f) >= 0;
+  return std::fclose(f) == 0 && ok;
+}
+
 // Child of --cold-start: the first compile of case `index` in this process,
 // with the device context made first. Prints one JSON object.
 int FirstCompile(bool quick, int index) {
-  absl::StatusOr<gpu::CudaDevice*> device = gpu::CudaDevice::Get();
-  if (!device.ok()) {
-    std::fprintf(stderr, "gpu_bench: %s\n", std::string(device.status().message()).c_str());
-    return 1;
-  }
+  if (DeviceOrSay() == nullptr) return 1;
   const std::vector<Case> cases = ColdStartCases(quick);
   if (index < 0 || index >= static_cast<int>(cases.size())) return 2;
   const Case& c = cases[index];
   const auto start = std::chrono::steady_clock::now();
-  absl::StatusOr<Graph> graph = Parse(c.text);
-  if (!graph.ok()) {
-    std::fprintf(stderr, "%s\n", graph.status().ToString().c_str());
-    return 1;
-  }
-  CompileOptions options;
-  options.device = "cuda";
-  options.fast_math = c.fast_math;
-  absl::StatusOr<Executable> exe = Compile(*graph, options);
+  std::optional<Graph> graph = ParseCase(c);
+  if (!graph) return 1;
+  absl::StatusOr<Executable> exe = CompileCase(c, *graph);
   const double ms = MsSince(start);
   if (!exe.ok()) {
     std::fprintf(stderr, "%s: %s\n", c.name.c_str(), exe.status().ToString().c_str());
@@ -230,11 +255,7 @@ std::string FirstCompileInChild(const std::string& self, size_t index, bool quic
 }
 
 int ColdStart(bool quick, int repeat, const std::string& json_path) {
-  absl::StatusOr<gpu::CudaDevice*> device = gpu::CudaDevice::Get();
-  if (!device.ok()) {
-    std::fprintf(stderr, "gpu_bench: %s\n", std::string(device.status().message()).c_str());
-    return 1;
-  }
+  if (DeviceOrSay() == nullptr) return 1;
   char self[4096];
   const ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
   if (n <= 0) return 1;
@@ -275,24 +296,15 @@ int ColdStart(bool quick, int repeat, const std::string& json_path) {
     absl::StrAppend(&json, json.size() > 1 ? ",\n " : "\n ", line.substr(0, line.size() - 1),
                     ", \"runs_ms\": [", absl::StrReplaceAll(all, {{" ", ", "}}), "]}");
   }
-  json += "\n]\n";
-  if (!json_path.empty()) {
-    FILE* f = std::fopen(json_path.c_str(), "w");
-    if (f == nullptr) return 1;
-    std::fputs(json.c_str(), f);
-    std::fclose(f);
-  }
+  if (!WriteJsonArray(json, json_path)) return 1;
   return failures == 0 ? 0 : 1;
 }
 
 int Run(bool quick, const std::string& json_path) {
-  absl::StatusOr<gpu::CudaDevice*> device = gpu::CudaDevice::Get();
-  if (!device.ok()) {
-    std::fprintf(stderr, "gpu_bench: %s\n", std::string(device.status().message()).c_str());
-    return 1;
-  }
-  const gpu::DeviceInfo& info = (*device)->info();
-  absl::StatusOr<double> copy = CopyBandwidthGBs(*device, size_t{1} << 30);
+  gpu::CudaDevice* device = DeviceOrSay();
+  if (device == nullptr) return 1;
+  const gpu::DeviceInfo& info = device->info();
+  absl::StatusOr<double> copy = CopyBandwidthGBs(device, size_t{1} << 30);
   if (!copy.ok()) {
     std::fprintf(stderr, "gpu_bench: %s\n", copy.status().ToString().c_str());
     return 1;
@@ -317,23 +329,17 @@ int Run(bool quick, const std::string& json_path) {
   std::printf("%-18s %-5s %-14s %4s %9s %9s %9s %8s %8s %8s\n", "case", "dtype", "shape", "lnch",
               "cold_ms", "warm_ms", "kernel_ms", "GB/s", "%copy", "TFLOP/s");
   for (const Case& c : cases) {
-    absl::StatusOr<Graph> graph = Parse(c.text);
-    if (!graph.ok()) {
-      std::fprintf(stderr, "%s\n", graph.status().ToString().c_str());
-      return 1;
-    }
-    CompileOptions options;
-    options.device = "cuda";
-    options.fast_math = c.fast_math;
+    std::optional<Graph> graph = ParseCase(c);
+    if (!graph) return 1;
     auto start = std::chrono::steady_clock::now();
-    absl::StatusOr<Executable> exe = Compile(*graph, options);
+    absl::StatusOr<Executable> exe = CompileCase(c, *graph);
     const double cold_ms = MsSince(start);
     if (!exe.ok()) {
       std::fprintf(stderr, "%s: %s\n", c.name.c_str(), exe.status().ToString().c_str());
       return 1;
     }
     start = std::chrono::steady_clock::now();
-    absl::StatusOr<Executable> again = Compile(*graph, options);
+    absl::StatusOr<Executable> again = CompileCase(c, *graph);
     const double warm_ms = MsSince(start);
     std::vector<HostTensor> inputs;
     for (NodeId id : graph->inputs()) {
@@ -380,14 +386,7 @@ int Run(bool quick, const std::string& json_path) {
               "difference)\n%-18s %-5s %-14s %9s %9s %9s %9s %9s %9s\n%s",
               "case", "dtype", "shape", "graph", "llvm_ir", "O2", "ptx+load", "warm_ptx",
               "driver", phases_table.c_str());
-  json += "\n]\n";
-  if (!json_path.empty()) {
-    FILE* f = std::fopen(json_path.c_str(), "w");
-    if (f == nullptr) return 1;
-    std::fputs(json.c_str(), f);
-    std::fclose(f);
-  }
-  return 0;
+  return WriteJsonArray(json, json_path) ? 0 : 1;
 }
 
 }  // namespace
