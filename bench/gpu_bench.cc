@@ -22,8 +22,9 @@
 // (CUDA_CACHE_PATH set to a new directory), timed from the compile call to
 // a loaded program with the device context already made, plus chains of 10,
 // 100 and 1,000 elementwise ops on f32[1024,1024] (add, mul, tanh, sub,
-// sigmoid in turn). bench/torch_compare.py --cold-start measures Inductor
-// the same way.
+// sigmoid in turn), and examples/attention.rk (many kernels, compiled as a
+// module each on several threads) when run from the repository root.
+// bench/torch_compare.py --cold-start measures Inductor the same way.
 //
 //   gpu_bench [--quick] [--json FILE]
 //   gpu_bench --cold-start [--repeat N] [--quick] [--json FILE]   (N runs a case, median; 3)
@@ -36,7 +37,9 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -166,6 +169,14 @@ std::vector<Case> ColdStartCases(bool quick) {
   std::vector<Case> cases = KernelCases(quick);
   for (int ops : {10, 100, 1000}) {
     cases.push_back({absl::StrCat("chain of ", ops, " ops"), "f32", LongChain(ops)});
+  }
+  // Many kernels (19 launches): the demo's attention block, when run from
+  // the repository root.
+  std::ifstream attention("examples/attention.rk");
+  if (attention) {
+    std::stringstream text;
+    text << attention.rdbuf();
+    cases.push_back({"attention example", "f32", text.str()});
   }
   return cases;
 }

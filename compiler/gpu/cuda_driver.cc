@@ -244,12 +244,15 @@ absl::Status CudaDevice::Fill(DevicePtr dst, uint8_t byte, size_t bytes) {
 absl::StatusOr<std::shared_ptr<CudaModule>> CudaDevice::LoadPtx(const std::string& ptx,
                                                                 bool keep_cubin) {
   if (absl::Status s = MakeCurrent(); !s.ok()) return s;
-  std::lock_guard<std::mutex> lock(CacheMutex());
   if (!keep_cubin) {
+    std::lock_guard<std::mutex> lock(CacheMutex());
     if (auto it = ModuleCache().find(ptx); it != ModuleCache().end()) {
       if (std::shared_ptr<CudaModule> m = it->second.lock()) return m;
     }
   }
+  // The lock is not held while the driver compiles, so modules load on
+  // several threads; two threads loading the same text both compile it and
+  // the later one's module is the one cached.
   static constexpr unsigned kLogSize = 16384;
   std::vector<char> log(kLogSize, 0);
   CUjit_option keys[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
@@ -293,7 +296,10 @@ absl::StatusOr<std::shared_ptr<CudaModule>> CudaDevice::LoadPtx(const std::strin
     return s;
   }
   module->module_ = handle;
-  if (!keep_cubin) ModuleCache()[ptx] = module;
+  if (!keep_cubin) {
+    std::lock_guard<std::mutex> lock(CacheMutex());
+    ModuleCache()[ptx] = module;
+  }
   return module;
 }
 

@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "absl/strings/str_cat.h"
+#include "compiler/support/parallel_for.h"
 
 namespace rk::compiler::gpu {
 namespace {
@@ -43,12 +44,28 @@ absl::StatusOr<std::unique_ptr<CudaProgram>> CudaProgram::Load(const kernel::Pro
   p->program_ = &program;
   p->device_ = *device;
   p->ptx_ = std::move(ptx);
-  absl::StatusOr<std::shared_ptr<CudaModule>> module = p->device_->LoadPtx(p->ptx_.ptx, keep_cubin);
-  if (!module.ok()) return module.status();
-  p->module_ = *std::move(module);
+  // The driver compiles each module's PTX to SASS: on several threads when
+  // there are several.
+  std::vector<std::string>& texts = p->ptx_.modules;
+  if (texts.empty()) texts.push_back(p->ptx_.ptx);
+  if (keep_cubin && texts.size() != 1) {
+    return absl::InternalError("cuda: keeping the cubin needs a program of one module");
+  }
+  const int n = static_cast<int>(texts.size());
+  std::vector<absl::StatusOr<std::shared_ptr<CudaModule>>> loaded(n, absl::UnknownError("not loaded"));
+  ParallelFor(n, CompileThreads(n),
+              [&](int i) { loaded[i] = p->device_->LoadPtx(texts[i], keep_cubin); });
+  for (absl::StatusOr<std::shared_ptr<CudaModule>>& module : loaded) {
+    if (!module.ok()) return module.status();
+    p->modules_.push_back(*std::move(module));
+  }
   int64_t scratch_bytes = 0;
   for (const KernelLaunch& launch : p->ptx_.launches) {
-    absl::StatusOr<void*> fn = p->module_->Function(launch.entry);
+    if (launch.module < 0 || launch.module >= n) {
+      return absl::InternalError(absl::StrCat("cuda: ", launch.entry, " names module ",
+                                              launch.module, " of ", n));
+    }
+    absl::StatusOr<void*> fn = p->modules_[launch.module]->Function(launch.entry);
     if (!fn.ok()) return fn.status();
     p->functions_.push_back(*fn);
     scratch_bytes = std::max(scratch_bytes, launch.scratch_bytes);

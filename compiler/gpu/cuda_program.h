@@ -1,5 +1,5 @@
-// A compiled program on the GPU: its PTX loaded through the driver
-// (cuda_driver.h), constants uploaded once, the scratch buffer of split row
+// A compiled program on the GPU: its PTX modules loaded through the driver
+// (cuda_driver.h; several on several threads), constants uploaded once, the scratch buffer of split row
 // reductions (split_rows.h) allocated once, and Run on host tensors: inputs
 // copied in, the kernels launched in order on the shapes ptx_compiler.h chose,
 // outputs copied back. Executions of one program are serialized: the scratch
@@ -43,7 +43,8 @@ class CudaProgram {
   absl::StatusOr<double> TimeKernelsMs(absl::Span<const HostTensor> inputs, int iterations) const;
 
   const PtxProgram& ptx() const { return ptx_; }
-  const std::string& cubin() const { return module_->cubin(); }
+  // The machine code when loaded with keep_cubin (one module), else empty.
+  const std::string& cubin() const { return modules_.front()->cubin(); }
   CudaDevice* device() const { return device_; }
 
  private:
@@ -55,7 +56,7 @@ class CudaProgram {
   const kernel::Program* program_ = nullptr;
   CudaDevice* device_ = nullptr;
   PtxProgram ptx_;
-  std::shared_ptr<CudaModule> module_;
+  std::vector<std::shared_ptr<CudaModule>> modules_;  // ptx_.modules, loaded
   std::vector<void*> functions_;         // per kernel
   std::vector<DeviceBuffer> constants_;  // by constant index
   DeviceBuffer scratch_;           // the largest scratch_bytes of any launch, or none

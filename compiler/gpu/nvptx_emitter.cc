@@ -507,32 +507,41 @@ int ArchNumber(const std::string& arch) {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<llvm::Module>> EmitNvptxModule(const kernel::Program& original,
+absl::StatusOr<std::unique_ptr<NvptxPlan>> PlanNvptx(const kernel::Program& original) {
+  auto plan = std::make_unique<NvptxPlan>();
+  // The GPU's own copy: cheap producers are recomputed where they are read.
+  plan->program = original;
+  InlineElementwiseProducers(plan->program);
+  for (const kernel::Kernel& k : plan->program.kernels) {
+    plan->shapes.push_back(AnalyzeKernel(plan->program, k));
+    if (plan->shapes.back().form == KernelForm::kGridStride &&
+        plan->shapes.back().local_bytes > 16384) {
+      return absl::UnimplementedError(absl::StrCat(
+          "cuda: kernel ", k.name, " (", k.detail, ") needs ", plan->shapes.back().local_bytes,
+          " bytes of per-thread scratch"));
+    }
+  }
+  plan->units = PlanRowGroups(plan->program, plan->shapes);
+  return plan;
+}
+
+absl::StatusOr<std::unique_ptr<llvm::Module>> EmitNvptxModule(const NvptxPlan& plan,
+                                                              size_t first_unit, size_t end_unit,
                                                               const GpuOptions& options,
                                                               llvm::LLVMContext& context,
                                                               std::vector<KernelLaunch>& launches) {
-  // The GPU's own copy: cheap producers are recomputed where they are read.
-  kernel::Program program = original;
-  InlineElementwiseProducers(program);
+  const kernel::Program& program = plan.program;
   auto module = std::make_unique<llvm::Module>("rk_gpu_program", context);
   codegen::CodegenOptions codegen_options{options.fast_math, options.low_precision, 1, 1};
   codegen_options.native_bf16 = ArchNumber(options.arch) >= 80;
   codegen_options.approx_16bit_math = true;
-  std::vector<KernelShape> shapes;
-  for (const kernel::Kernel& k : program.kernels) {
-    shapes.push_back(AnalyzeKernel(program, k));
-    if (shapes.back().form == KernelForm::kGridStride && shapes.back().local_bytes > 16384) {
-      return absl::UnimplementedError(absl::StrCat(
-          "cuda: kernel ", k.name, " (", k.detail, ") needs ", shapes.back().local_bytes,
-          " bytes of per-thread scratch"));
-    }
-  }
-  for (const std::vector<int>& group : PlanRowGroups(program, shapes)) {
+  for (size_t u = first_unit; u < end_unit && u < plan.units.size(); ++u) {
+    const std::vector<int>& group = plan.units[u];
     std::vector<kernel::Kernel> kernels;
     std::vector<KernelShape> group_shapes;
     for (int k : group) {
       kernels.push_back(program.kernels[k]);
-      group_shapes.push_back(shapes[k]);
+      group_shapes.push_back(plan.shapes[k]);
     }
     const std::optional<SplitRows> split =
         group.size() == 1 ? PlanSplitRows(group_shapes[0]) : std::nullopt;

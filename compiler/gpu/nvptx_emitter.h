@@ -30,6 +30,9 @@ struct GpuOptions {
   bool fast_math = false;
   bool low_precision = false;
   int opt_level = 2;
+  // Threads compiling a program's modules (ptx_compiler.h); 0: one per
+  // module up to the machine's threads and 8; 1: one module, on the caller.
+  int compile_threads = 0;
 };
 
 // How the runtime launches one kernel.
@@ -48,6 +51,7 @@ struct KernelLaunch {
   // bytes) right after `buffers`: a split row reduction's partials
   // (split_rows.h).
   int64_t scratch_bytes = 0;
+  int module = 0;  // index of the PTX module holding the entry (ptx_compiler.h)
 };
 
 inline constexpr int kGridStrideThreads = 256;
@@ -57,7 +61,24 @@ inline constexpr int64_t kMaxUnrolledOps = 256;
 inline constexpr int kMatmulTile = 64;  // output tile edge; 16x16 threads, 4x4 each
 inline constexpr int kMatmulTileK = 16;
 
-absl::StatusOr<std::unique_ptr<llvm::Module>> EmitNvptxModule(const kernel::Program& program,
+// What the GPU emits for a program: its own copy with cheap elementwise
+// producers recomputed in their consumers (inline_producers.h), each
+// kernel's shape, and the units of emission in launch order: a row group
+// (row_group.h) or one kernel, each one or two entries. Shapes point into
+// `program`, so a plan is neither copied nor moved.
+struct NvptxPlan {
+  kernel::Program program;
+  std::vector<KernelShape> shapes;
+  std::vector<std::vector<int>> units;  // kernel indices
+};
+
+absl::StatusOr<std::unique_ptr<NvptxPlan>> PlanNvptx(const kernel::Program& program);
+
+// Emits units [first_unit, end_unit) of `plan` into one module, appending
+// their launches. Reads the plan only, so modules of one plan can be emitted
+// on several threads (each with its own context).
+absl::StatusOr<std::unique_ptr<llvm::Module>> EmitNvptxModule(const NvptxPlan& plan,
+                                                              size_t first_unit, size_t end_unit,
                                                               const GpuOptions& options,
                                                               llvm::LLVMContext& context,
                                                               std::vector<KernelLaunch>& launches);

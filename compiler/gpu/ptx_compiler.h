@@ -22,13 +22,22 @@
 namespace rk::compiler::gpu {
 
 struct PtxProgram {
-  std::string ptx;
+  // One module per unit of emission (a row group or a kernel, nvptx_emitter.h)
+  // compiled on up to 8 threads, or one module for all when LLVM text is kept
+  // (dumps), GpuOptions::compile_threads is 1 or there is one unit. Modules
+  // are loaded separately, so an unchanged kernel keeps its module (and the
+  // driver's caches) across compiles of similar programs.
+  std::vector<std::string> modules;
+  std::string ptx;                     // all modules, in order (for dumps and tests)
   std::vector<KernelLaunch> launches;  // in launch order (a row group is one, a split row two)
   std::string llvm_before_opt;         // filled when asked for
   std::string llvm_after_opt;
-  double emit_ms = 0;      // kernel IR -> LLVM IR
+  // Per phase, summed over modules (thread time; modules overlap in wall time).
+  double emit_ms = 0;      // planning + kernel IR -> LLVM IR
   double optimize_ms = 0;  // libdevice link + O2
   double codegen_ms = 0;   // NVPTX instruction selection and printing
+  double wall_ms = 0;      // all of CompileToPtx
+  int threads = 1;         // threads the modules compiled on
 };
 
 absl::StatusOr<PtxProgram> CompileToPtx(const kernel::Program& program, const GpuOptions& options,

@@ -395,6 +395,55 @@ TEST(PtxCompilerTest, GeluCallsErfWithoutItsSignCopy) {
   EXPECT_EQ(Count(gelu, "setp.eq.b32"), 0) << gelu;
 }
 
+// Several units of emission: matmuls, elementwise kernels, a row group, a
+// long reduction in two passes.
+constexpr char kManyKernels[] = R"(graph @g(%x: f32[8,64], %w: f32[64,128], %b: f32[128],
+                                          %w2: f32[128,64], %v: f32[8388608]) {
+  %h = matmul(%x, %w) : f32[8,128]
+  %hb = add(%h, %b) : f32[8,128]
+  %a = gelu(%hb) : f32[8,128]
+  %s = softmax(%a) {axis=1} : f32[8,128]
+  %o = matmul(%s, %w2) : f32[8,64]
+  %t = reduce_sum(%v) {axes=[0], keepdim=false} : f32[]
+  %y = mul(%o, %t) : f32[8,64]
+  return %y
+})";
+
+TEST(PtxCompilerTest, UnitsCompileToModulesOfTheirOwn) {
+  GpuOptions serial;
+  serial.compile_threads = 1;
+  const PtxProgram one = Ptx(kManyKernels, {}, serial);
+  const PtxProgram many = Ptx(kManyKernels);
+  ASSERT_EQ(one.modules.size(), 1u);
+  ASSERT_GT(many.modules.size(), 3u);
+  ASSERT_EQ(one.launches.size(), many.launches.size());
+  int previous = 0;
+  for (size_t i = 0; i < many.launches.size(); ++i) {
+    const KernelLaunch& a = one.launches[i];
+    const KernelLaunch& b = many.launches[i];
+    SCOPED_TRACE(b.entry);
+    EXPECT_EQ(a.entry, b.entry);
+    EXPECT_EQ(a.form, b.form);
+    EXPECT_EQ(a.block, b.block);
+    EXPECT_EQ(a.grid, b.grid);
+    EXPECT_EQ(a.buffers, b.buffers);
+    EXPECT_EQ(a.module, 0);
+    // Launch order follows module order; an entry is in its module only.
+    EXPECT_GE(b.module, previous);
+    previous = b.module;
+    ASSERT_LT(b.module, static_cast<int>(many.modules.size()));
+    for (size_t m = 0; m < many.modules.size(); ++m) {
+      EXPECT_EQ(absl::StrContains(many.modules[m], ".entry " + b.entry + "("),
+                static_cast<int>(m) == b.module);
+    }
+    // Each module is complete PTX.
+    EXPECT_TRUE(absl::StrContains(many.modules[b.module], ".target sm_90"));
+  }
+  EXPECT_EQ(many.launches.back().module + 1, static_cast<int>(many.modules.size()));
+  // Compiling on threads is repeatable: the same modules every time.
+  EXPECT_EQ(Ptx(kManyKernels).modules, many.modules);
+}
+
 TEST(PtxCompilerTest, EveryMathFunctionBindsToLibdevice) {
   for (const char* op : {"exp", "log", "tanh", "erf", "sin", "cos", "gelu", "sigmoid", "rsqrt"}) {
     for (const char* type : {"f32[33]", "f64[33]"}) {
@@ -491,16 +540,20 @@ TEST(PtxCompilerTest, PtxAssemblesWithPtxas) {
   int i = 0;
   for (const std::string& text : graphs) {
     SCOPED_TRACE(text);
-    const std::string path = absl::StrCat(dir, "/ptxas_", i++, ".ptx");
-    std::ofstream(path) << Ptx(text).ptx;
-    const std::string command =
-        absl::StrCat(ptxas, " -arch=sm_90 -o /dev/null '", path, "' 2>&1");
-    FILE* pipe = popen(command.c_str(), "r");
-    ASSERT_NE(pipe, nullptr);
-    std::string output;
-    char buffer[512];
-    while (fgets(buffer, sizeof(buffer), pipe) != nullptr) output += buffer;
-    EXPECT_EQ(pclose(pipe), 0) << output;
+    const PtxProgram program = Ptx(text);
+    EXPECT_FALSE(program.modules.empty());
+    for (const std::string& module : program.modules) {
+      const std::string path = absl::StrCat(dir, "/ptxas_", i++, ".ptx");
+      std::ofstream(path) << module;
+      const std::string command =
+          absl::StrCat(ptxas, " -arch=sm_90 -o /dev/null '", path, "' 2>&1");
+      FILE* pipe = popen(command.c_str(), "r");
+      ASSERT_NE(pipe, nullptr);
+      std::string output;
+      char buffer[512];
+      while (fgets(buffer, sizeof(buffer), pipe) != nullptr) output += buffer;
+      EXPECT_EQ(pclose(pipe), 0) << output;
+    }
   }
 }
 

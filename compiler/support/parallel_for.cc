@@ -1,0 +1,34 @@
+#include "compiler/support/parallel_for.h"
+
+#include <algorithm>
+#include <atomic>
+#include <thread>
+#include <vector>
+
+namespace rk {
+
+void ParallelFor(int n, int threads, const std::function<void(int)>& fn) {
+  if (n <= 0) return;
+  const int workers = std::min(n, std::max(threads, 1));
+  if (workers == 1) {
+    for (int i = 0; i < n; ++i) fn(i);
+    return;
+  }
+  std::atomic<int> next{0};
+  auto work = [&] {
+    for (int i = next.fetch_add(1); i < n; i = next.fetch_add(1)) fn(i);
+  };
+  std::vector<std::thread> helpers;
+  helpers.reserve(workers - 1);
+  for (int t = 1; t < workers; ++t) helpers.emplace_back(work);
+  work();
+  for (std::thread& h : helpers) h.join();
+}
+
+int CompileThreads(int tasks) {
+  if (tasks <= 0) return 0;
+  const int hardware = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  return std::min({tasks, hardware, 8});
+}
+
+}  // namespace rk
