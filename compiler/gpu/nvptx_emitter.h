@@ -30,8 +30,8 @@ struct GpuOptions {
   bool fast_math = false;
   bool low_precision = false;
   int opt_level = 2;
-  // Threads compiling a program's modules (ptx_compiler.h); 0: one per
-  // module up to the machine's threads and 8; 1: one module, on the caller.
+  // Threads compiling a program's modules, a module each (ptx_compiler.h);
+  // 0: CompileThreads (compiler/support/parallel_for.h); 1: one module.
   int compile_threads = 0;
 };
 

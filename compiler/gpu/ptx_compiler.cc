@@ -297,19 +297,18 @@ absl::StatusOr<PtxProgram> CompileToPtx(const kernel::Program& program, const Gp
   if (!target.ok()) return target.status();
   absl::StatusOr<std::unique_ptr<NvptxPlan>> plan = PlanNvptx(program);
   if (!plan.ok()) return plan.status();
-  const size_t units = (*plan)->units.size();
-  // A module a unit, unless LLVM text is kept (dumps: one module, one file
-  // of each kind) or threads are limited to one.
-  const bool one_module = keep_llvm_text || options.compile_threads == 1 || units <= 1;
-  const int modules = one_module ? 1 : static_cast<int>(units);
-  const int threads =
-      options.compile_threads > 0 ? options.compile_threads : CompileThreads(modules);
+  const int units = static_cast<int>((*plan)->units.size());
+  // Consecutive units share a module; one module a thread, or one in all
+  // when LLVM text is kept (dumps: one file of each kind).
+  const int threads = options.compile_threads > 0 ? std::min(options.compile_threads, units)
+                                                  : CompileThreads(units);
+  const int modules = keep_llvm_text ? 1 : std::max(threads, 1);
   std::vector<absl::StatusOr<PtxProgram>> parts(modules, absl::UnknownError("not compiled"));
   const double plan_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   ParallelFor(modules, threads, [&](int i) {
-    const size_t first = one_module ? 0 : static_cast<size_t>(i);
-    const size_t end = one_module ? units : first + 1;
+    const size_t first = static_cast<size_t>(i) * units / modules;
+    const size_t end = static_cast<size_t>(i + 1) * units / modules;
     parts[i] = CompileModule(**plan, first, end, options, **target, keep_llvm_text);
   });
   PtxProgram out;
@@ -329,7 +328,7 @@ absl::StatusOr<PtxProgram> CompileToPtx(const kernel::Program& program, const Gp
     out.llvm_before_opt += part.llvm_before_opt;
     out.llvm_after_opt += part.llvm_after_opt;
   }
-  out.threads = std::min(threads, modules);
+  out.threads = std::max(1, std::min(threads, modules));
   out.wall_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return out;

@@ -22,11 +22,11 @@
 namespace rk::compiler::gpu {
 
 struct PtxProgram {
-  // One module per unit of emission (a row group or a kernel, nvptx_emitter.h)
-  // compiled on up to 8 threads, or one module for all when LLVM text is kept
-  // (dumps), GpuOptions::compile_threads is 1 or there is one unit. Modules
-  // are loaded separately, so an unchanged kernel keeps its module (and the
-  // driver's caches) across compiles of similar programs.
+  // The units of emission (row groups or kernels, nvptx_emitter.h) in
+  // consecutive runs, a module a compile thread (GpuOptions::compile_threads,
+  // else CompileThreads in compiler/support/parallel_for.h: up to 8), or one
+  // module for all when LLVM text is kept (dumps). The driver loads them on
+  // as many threads.
   std::vector<std::string> modules;
   std::string ptx;                     // all modules, in order (for dumps and tests)
   std::vector<KernelLaunch> launches;  // in launch order (a row group is one, a split row two)

@@ -25,10 +25,17 @@ void ParallelFor(int n, int threads, const std::function<void(int)>& fn) {
   for (std::thread& h : helpers) h.join();
 }
 
+namespace {
+std::atomic<int> compile_thread_limit{0};
+}  // namespace
+
 int CompileThreads(int tasks) {
   if (tasks <= 0) return 0;
   const int hardware = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  return std::min({tasks, hardware, 8});
+  const int limit = compile_thread_limit.load();
+  return std::max(1, std::min({tasks, hardware, 8, limit > 0 ? limit : 8}));
 }
+
+void SetCompileThreadLimit(int threads) { compile_thread_limit.store(std::max(threads, 0)); }
 
 }  // namespace rk

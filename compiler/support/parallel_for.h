@@ -15,8 +15,12 @@ namespace rk {
 void ParallelFor(int n, int threads, const std::function<void(int)>& fn);
 
 // Threads for `tasks` independent compiles: at most the machine's hardware
-// threads and at most 8 (0 when there is nothing to do).
+// threads, 8, and the limit below (0 when there is nothing to do).
 int CompileThreads(int tasks);
+
+// Caps CompileThreads for this process (0: no cap). Processes that run side
+// by side (a worker pool's workers) share the machine's threads this way.
+void SetCompileThreadLimit(int threads);
 
 }  // namespace rk
 

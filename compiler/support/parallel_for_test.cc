@@ -1,5 +1,6 @@
 #include "compiler/support/parallel_for.h"
 
+#include <algorithm>
 #include <atomic>
 #include <mutex>
 #include <set>
@@ -53,6 +54,14 @@ TEST(ParallelForTest, NothingToDo) {
   EXPECT_EQ(CompileThreads(1), 1);
   EXPECT_LE(CompileThreads(100), 8);
   EXPECT_GE(CompileThreads(100), 1);
+}
+
+TEST(ParallelForTest, CompileThreadsHonourTheProcessLimit) {
+  SetCompileThreadLimit(1);
+  EXPECT_EQ(CompileThreads(100), 1);
+  SetCompileThreadLimit(0);
+  EXPECT_EQ(CompileThreads(100),
+            std::min(8, static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))));
 }
 
 }  // namespace

@@ -9,13 +9,16 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
+#include <thread>
 #include <utility>
 
 #include "absl/debugging/symbolize.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/synchronization/mutex.h"
+#include "compiler/support/parallel_for.h"
 #include "repro/isolate/fd_io.h"
 #include "repro/isolate/fork_server.h"
 #include "repro/isolate/worker_main.h"
@@ -187,6 +190,9 @@ absl::Status WorkerPool::Impl::Start() {
   isolate_internal::PrepareWorkerImage();
   absl::StatusOr<std::unique_ptr<ForkServer>> server =
       ForkServer::Start([this](int index, int job_fd, int output_fd) {
+        // Workers run side by side: each compiles on its share of the threads.
+        const int hardware = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+        SetCompileThreadLimit(std::max(1, hardware / num_workers()));
         isolate_internal::WorkerConfig config;
         config.slot = &slots_[index];
         config.handler = &handler_;
