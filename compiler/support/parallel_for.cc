@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <thread>
 #include <vector>
 
@@ -32,7 +33,10 @@ std::atomic<int> compile_thread_limit{0};
 int CompileThreads(int tasks) {
   if (tasks <= 0) return 0;
   const int hardware = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  const int limit = compile_thread_limit.load();
+  int limit = compile_thread_limit.load();
+  if (const char* env = std::getenv("REPROKIT_COMPILE_THREADS"); env != nullptr && *env != 0) {
+    limit = std::max(1, std::atoi(env));
+  }
   return std::max(1, std::min({tasks, hardware, 8, limit > 0 ? limit : 8}));
 }
 

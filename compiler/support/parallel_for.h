@@ -15,7 +15,8 @@ namespace rk {
 void ParallelFor(int n, int threads, const std::function<void(int)>& fn);
 
 // Threads for `tasks` independent compiles: at most the machine's hardware
-// threads, 8, and the limit below (0 when there is nothing to do).
+// threads, 8, and the limit below, or $REPROKIT_COMPILE_THREADS when set
+// (which overrides the limit); 0 when there is nothing to do.
 int CompileThreads(int tasks);
 
 // Caps CompileThreads for this process (0: no cap). Processes that run side
