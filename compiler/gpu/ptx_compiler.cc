@@ -236,10 +236,6 @@ absl::Status Optimize(llvm::Module& module, llvm::TargetMachine& tm, int opt_lev
   return absl::OkStatus();
 }
 
-}  // namespace
-
-namespace {
-
 // Units [first, end) of `plan` through LLVM: one module, its PTX.
 absl::StatusOr<PtxProgram> CompileModule(const NvptxPlan& plan, size_t first, size_t end,
                                          const GpuOptions& options, NvptxTarget& target,
