@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "compiler/codegen/kernel_cache.h"
+#include "compiler/cpu/codegen/kernel_cache.h"
 #include "compiler/driver/compile.h"
 #include "compiler/ir/parser.h"
 #include "compiler/reference/interpreter.h"
@@ -117,7 +117,7 @@ void CompileLatency() {
   std::printf("| nodes | kernels | cold wall | cold CPU | parse | passes | fusion | kernel IR | "
               "LLVM IR | O2 | codegen | link | warm wall (CPU) | edit wall (CPU), cached |\n");
   std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
-  codegen::KernelCache& cache = codegen::KernelCache::Global();
+  cpu::KernelCache& cache = cpu::KernelCache::Global();
   for (int n : {10, 100, 1000}) {
     const std::string text = RandomGraph(n);
     const int reps = n >= 1000 ? 5 : 15;

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "compiler/driver/compile_options.h"
+#include "compiler/options/compile_options.h"
 #include "repro/oracle/oracle.h"
 #include "testing/fuzz/generator.h"
 

@@ -2,7 +2,7 @@
 //
 // For each case (fused elementwise chain, softmax, layer_norm, matmul on
 // realistic shapes, f32 and bf16; long reductions that take two passes,
-// compiler/gpu/split_rows.h: a full sum and argmax of 64M f32, row sums of
+// compiler/cuda/planning/split_rows.h: a full sum and argmax of 64M f32, row sums of
 // [64, 1M] f32): compile latency (cold: first compile of
 // the graph in this process; warm: the same graph again, the driver module
 // cached), GPU time per execution with the inputs resident (events around
@@ -46,9 +46,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_replace.h"
+#include "base/subprocess.h"
+#include "compiler/cuda/cuda_backend.h"
+#include "compiler/cuda/runtime/cuda_driver.h"
+#include "compiler/cuda/runtime/cuda_program.h"
 #include "compiler/driver/compile.h"
-#include "compiler/gpu/cuda_driver.h"
-#include "compiler/gpu/cuda_program.h"
 #include "compiler/ir/parser.h"
 
 namespace rk::compiler {
@@ -127,10 +129,10 @@ int64_t MinBytes(const Graph& graph) {
   return bytes;
 }
 
-absl::StatusOr<double> CopyBandwidthGBs(gpu::CudaDevice* device, size_t bytes) {
-  absl::StatusOr<gpu::DeviceBuffer> a = gpu::DeviceBuffer::Create(device, bytes);
+absl::StatusOr<double> CopyBandwidthGBs(cuda::CudaDevice* device, size_t bytes) {
+  absl::StatusOr<cuda::DeviceBuffer> a = cuda::DeviceBuffer::Create(device, bytes);
   if (!a.ok()) return a.status();
-  absl::StatusOr<gpu::DeviceBuffer> b = gpu::DeviceBuffer::Create(device, bytes);
+  absl::StatusOr<cuda::DeviceBuffer> b = cuda::DeviceBuffer::Create(device, bytes);
   if (!b.ok()) return b.status();
   if (absl::Status s = device->Fill(a->ptr(), 1, bytes); !s.ok()) return s;
   absl::StatusOr<double> ms =
@@ -151,7 +153,7 @@ std::vector<Case> KernelCases(bool quick) {
     cases.push_back({"matmul", t, Matmul(t, mm, mm, mm), 2.0 * mm * mm * mm});
   }
   cases.push_back({"matmul fast_math", "f32", Matmul("f32", mm, mm, mm), 2.0 * mm * mm * mm, true});
-  // Few long rows: two passes (compiler/gpu/split_rows.h).
+  // Few long rows: two passes (compiler/cuda/planning/split_rows.h).
   const std::string n = quick ? "16777216" : "67108864";
   const std::string few_rows = quick ? "64,262144" : "64,1048576";
   const char* all = "axes=[0], keepdim=false";
@@ -182,8 +184,8 @@ std::vector<Case> ColdStartCases(bool quick) {
 }
 
 // The GPU, or null after saying why there is none.
-gpu::CudaDevice* DeviceOrSay() {
-  absl::StatusOr<gpu::CudaDevice*> device = gpu::CudaDevice::Get();
+cuda::CudaDevice* DeviceOrSay() {
+  absl::StatusOr<cuda::CudaDevice*> device = cuda::CudaDevice::Get();
   if (device.ok()) return *device;
   std::fprintf(stderr, "gpu_bench: %s\n", std::string(device.status().message()).c_str());
   return nullptr;
@@ -251,14 +253,13 @@ double JsonNumber(const std::string& line, const std::string& key) {
 std::string FirstCompileInChild(const std::string& self, size_t index, bool quick) {
   char dir[] = "/tmp/rk_jit_cache_XXXXXX";
   if (mkdtemp(dir) == nullptr) return "";
-  const std::string command = absl::StrCat("CUDA_CACHE_PATH=", dir, " '", self,
-                                           "' --first-compile ", index, quick ? " --quick" : "");
-  std::string line;
-  if (FILE* pipe = popen(command.c_str(), "r")) {
-    char buffer[4096];
-    while (std::fgets(buffer, sizeof(buffer), pipe) != nullptr) line += buffer;
-    if (pclose(pipe) != 0) line.clear();
-  }
+  std::vector<std::string> argv = {self, "--first-compile", std::to_string(index)};
+  if (quick) argv.push_back("--quick");
+  rk::SubprocessOptions options;
+  options.env = {absl::StrCat("CUDA_CACHE_PATH=", dir)};
+  absl::StatusOr<rk::SubprocessResult> run = rk::RunSubprocess(argv, options);
+  std::string line = run.ok() && run->ok() ? run->stdout_text : "";
+  if (run.ok()) std::fputs(run->stderr_text.c_str(), stderr);
   std::error_code ignored;
   std::filesystem::remove_all(dir, ignored);
   while (!line.empty() && line.back() == '\n') line.pop_back();
@@ -312,9 +313,9 @@ int ColdStart(bool quick, int repeat, const std::string& json_path) {
 }
 
 int Run(bool quick, const std::string& json_path) {
-  gpu::CudaDevice* device = DeviceOrSay();
+  cuda::CudaDevice* device = DeviceOrSay();
   if (device == nullptr) return 1;
-  const gpu::DeviceInfo& info = device->info();
+  const cuda::DeviceInfo& info = device->info();
   absl::StatusOr<double> copy = CopyBandwidthGBs(device, size_t{1} << 30);
   if (!copy.ok()) {
     std::fprintf(stderr, "gpu_bench: %s\n", copy.status().ToString().c_str());
@@ -356,7 +357,7 @@ int Run(bool quick, const std::string& json_path) {
     for (NodeId id : graph->inputs()) {
       inputs.push_back(HostTensor::Random(graph->type(id), 17 + id.value));
     }
-    const gpu::CudaProgram* program = exe->cuda_program();
+    const cuda::CudaProgram* program = cuda::AsCudaProgram(*exe);
     absl::StatusOr<double> probe = program->TimeKernelsMs(inputs, 1);
     if (!probe.ok()) {
       std::fprintf(stderr, "%s: %s\n", c.name.c_str(), probe.status().ToString().c_str());

@@ -25,8 +25,8 @@
 #include "compiler/ir/seeded_inputs.h"
 #include "minifier/candidate.h"
 #include "minifier/engine.h"
+#include "minifier/minifier_test_util.h"
 #include "minifier/oracle_failure_test.h"
-#include "minifier/test_util.h"
 #include "repro/oracle/oracle.h"
 
 namespace rk::minifier {

@@ -26,8 +26,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/sha256.h"
 #include "repro/store/local_store.h"
-#include "repro/store/sha256.h"
 
 namespace rk::repro {
 namespace {

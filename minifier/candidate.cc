@@ -5,10 +5,11 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "compiler/driver/compile_options.h"
+#include "base/sha256.h"
 #include "compiler/ir/builder.h"
 #include "compiler/ir/canonical_hash.h"
 #include "compiler/ir/printer.h"
+#include "compiler/options/compile_options.h"
 #include "compiler/passes/decompose.h"
 #include "compiler/passes/pass_manager.h"
 
@@ -116,10 +117,10 @@ std::string CandidateKey(const Candidate& candidate) {
     absl::Span<const uint8_t> bytes = input.bytes();
     material += "\n";
     material += input.type().ToString();
-    material += compiler::Sha256Hex(
+    material += Sha256Hex(
         std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
   }
-  return compiler::Sha256Hex(material);
+  return Sha256Hex(material);
 }
 
 }  // namespace rk::minifier

@@ -39,11 +39,11 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "repro/store/store.h"
 #include "minifier/candidate.h"
 #include "minifier/failure_test.h"
 #include "minifier/recorded_values.h"
 #include "minifier/stats.h"
+#include "repro/store/store.h"
 
 namespace rk::minifier {
 

@@ -7,8 +7,8 @@
 #include "absl/strings/str_cat.h"
 #include "compiler/ir/printer.h"
 #include "gtest/gtest.h"
+#include "minifier/minifier_test_util.h"
 #include "minifier/scratch_store.h"
-#include "minifier/test_util.h"
 #include "repro/store/store.h"
 
 namespace rk::minifier {
@@ -189,30 +189,30 @@ TEST(Engine, RecordedValuesStayWithinTheCacheLimit) {
 class DamagedStore : public repro::Store {
  public:
   explicit DamagedStore(repro::Store& inner) : inner_(inner) {}
-  absl::StatusOr<repro::Digest> Put(absl::string_view bytes,
+  absl::StatusOr<Digest> Put(absl::string_view bytes,
                                     const repro::PutOptions& options) override {
     return inner_.Put(bytes, options);
   }
-  absl::StatusOr<repro::Digest> PutStream(repro::ByteSource& source,
+  absl::StatusOr<Digest> PutStream(repro::ByteSource& source,
                                           const repro::PutOptions& options) override {
     return inner_.PutStream(source, options);
   }
-  absl::StatusOr<std::string> Get(const repro::Digest& digest) override {
+  absl::StatusOr<std::string> Get(const Digest& digest) override {
     return absl::DataLossError(absl::StrCat("object ", digest.Hex(), " is corrupt"));
   }
-  absl::Status GetStream(const repro::Digest& digest, repro::ByteSink&) override {
+  absl::Status GetStream(const Digest& digest, repro::ByteSink&) override {
     return Get(digest).status();
   }
-  absl::StatusOr<bool> Contains(const repro::Digest& digest) override {
+  absl::StatusOr<bool> Contains(const Digest& digest) override {
     return inner_.Contains(digest);
   }
-  absl::StatusOr<repro::ObjectInfo> Stat(const repro::Digest& digest) override {
+  absl::StatusOr<repro::ObjectInfo> Stat(const Digest& digest) override {
     return inner_.Stat(digest);
   }
-  absl::Status ForEach(absl::FunctionRef<absl::Status(const repro::Digest&)> visit) override {
+  absl::Status ForEach(absl::FunctionRef<absl::Status(const Digest&)> visit) override {
     return inner_.ForEach(visit);
   }
-  absl::Status Remove(const repro::Digest& digest) override { return inner_.Remove(digest); }
+  absl::Status Remove(const Digest& digest) override { return inner_.Remove(digest); }
 
  private:
   repro::Store& inner_;

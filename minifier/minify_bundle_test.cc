@@ -10,7 +10,7 @@
 #include "compiler/ir/graph.h"
 #include "compiler/ir/printer.h"
 #include "gtest/gtest.h"
-#include "minifier/test_util.h"
+#include "minifier/minifier_test_util.h"
 #include "repro/bundle/bundle.h"
 #include "repro/bundle/capture.h"
 #include "repro/oracle/oracle.h"

@@ -27,8 +27,8 @@
 #include <utility>
 
 #include "absl/container/flat_hash_set.h"
-#include "compiler/driver/compile_options.h"
 #include "compiler/ir/graph.h"
+#include "compiler/options/compile_options.h"
 #include "minifier/candidate.h"
 #include "minifier/failure_test.h"
 #include "repro/oracle/oracle.h"

@@ -4,7 +4,7 @@
 #include "minifier/oracle_failure_test.h"
 
 #include "gtest/gtest.h"
-#include "minifier/test_util.h"
+#include "minifier/minifier_test_util.h"
 
 namespace rk::minifier {
 namespace {

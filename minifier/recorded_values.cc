@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "repro/store/sha256.h"
+#include "base/sha256.h"
 
 namespace rk::minifier {
 
@@ -48,7 +48,7 @@ absl::StatusOr<std::unique_ptr<RecordedValues>> RecordedValues::Put(
   bool spilling = false;
   for (int i = n - 1; i >= 0; --i) {
     HostTensor value = std::move(values[i]);
-    recorded->digests_[i] = repro::Sha256(BytesOf(value));
+    recorded->digests_[i] = Sha256(BytesOf(value));
     spilling = spilling || recorded->Full(value.byte_size());
     if (!spilling) {
       recorded->Insert(i, std::move(value));
@@ -67,7 +67,7 @@ bool RecordedValues::Full(int64_t extra_bytes) const {
 absl::Status RecordedValues::Store(int node, const HostTensor& value) {
   repro::PutOptions options;
   options.element_size = compiler::DTypeSize(value.dtype());
-  absl::StatusOr<repro::Digest> digest = store_.Put(BytesOf(value), options);
+  absl::StatusOr<Digest> digest = store_.Put(BytesOf(value), options);
   if (!digest.ok()) {
     return absl::Status(digest.status().code(),
                         absl::StrCat("cannot store the recorded value of node %", names_[node],
@@ -83,7 +83,7 @@ absl::Status RecordedValues::Store(int node, const HostTensor& value) {
 }
 
 absl::StatusOr<HostTensor> RecordedValues::Load(NodeId id) const {
-  const repro::Digest& digest = digests_[id.value];
+  const Digest& digest = digests_[id.value];
   auto describe = [&](absl::StatusCode code, const std::string& why) {
     return absl::Status(code, absl::StrCat("recorded value of node %", names_[id.value], " (",
                                            types_[id.value].ToString(), ", sha256 ",

@@ -37,9 +37,9 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "base/digest.h"
 #include "compiler/ir/graph.h"
 #include "compiler/ir/tensor.h"
-#include "repro/store/digest.h"
 #include "repro/store/store.h"
 
 namespace rk::minifier {
@@ -73,7 +73,7 @@ class RecordedValues {
 
   int num_nodes() const { return static_cast<int>(digests_.size()); }
   // The SHA-256 of the value's bytes (its address once stored).
-  const repro::Digest& digest(compiler::NodeId id) const { return digests_[id.value]; }
+  const Digest& digest(compiler::NodeId id) const { return digests_[id.value]; }
   // Whether the value has been put into the store.
   bool stored(compiler::NodeId id) const;
   // The first error Get returned; OK if none.
@@ -98,7 +98,7 @@ class RecordedValues {
 
   repro::Store& store_;
   const ValueCacheLimits limits_;
-  std::vector<repro::Digest> digests_;
+  std::vector<Digest> digests_;
   std::vector<compiler::TensorType> types_;
   std::vector<std::string> names_;  // display names, for error messages
 

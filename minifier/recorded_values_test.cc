@@ -7,10 +7,10 @@
 
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
+#include "minifier/minifier_test_util.h"
 #include "minifier/reductions/cut_head.h"
 #include "minifier/reductions/ddmin_nodes.h"
 #include "minifier/rewrite.h"
-#include "minifier/test_util.h"
 
 namespace rk::minifier {
 namespace {

@@ -2,7 +2,7 @@
 
 #include "gtest/gtest.h"
 #include "minifier/candidate.h"
-#include "minifier/test_util.h"
+#include "minifier/minifier_test_util.h"
 
 namespace rk::minifier {
 namespace {

@@ -50,51 +50,51 @@ ScratchStore::~ScratchStore() {
   std::filesystem::remove_all(root_, ignored);
 }
 
-absl::StatusOr<repro::Digest> ScratchStore::Put(absl::string_view bytes,
+absl::StatusOr<Digest> ScratchStore::Put(absl::string_view bytes,
                                                 const repro::PutOptions& options) {
   absl::StatusOr<repro::LocalStore*> local = Local();
   if (!local.ok()) return local.status();
   return (*local)->Put(bytes, options);
 }
 
-absl::StatusOr<repro::Digest> ScratchStore::PutStream(repro::ByteSource& source,
+absl::StatusOr<Digest> ScratchStore::PutStream(repro::ByteSource& source,
                                                       const repro::PutOptions& options) {
   absl::StatusOr<repro::LocalStore*> local = Local();
   if (!local.ok()) return local.status();
   return (*local)->PutStream(source, options);
 }
 
-absl::StatusOr<std::string> ScratchStore::Get(const repro::Digest& digest) {
+absl::StatusOr<std::string> ScratchStore::Get(const Digest& digest) {
   absl::StatusOr<repro::LocalStore*> local = Local();
   if (!local.ok()) return local.status();
   return (*local)->Get(digest);
 }
 
-absl::Status ScratchStore::GetStream(const repro::Digest& digest, repro::ByteSink& sink) {
+absl::Status ScratchStore::GetStream(const Digest& digest, repro::ByteSink& sink) {
   absl::StatusOr<repro::LocalStore*> local = Local();
   if (!local.ok()) return local.status();
   return (*local)->GetStream(digest, sink);
 }
 
-absl::StatusOr<bool> ScratchStore::Contains(const repro::Digest& digest) {
+absl::StatusOr<bool> ScratchStore::Contains(const Digest& digest) {
   absl::StatusOr<repro::LocalStore*> local = Local();
   if (!local.ok()) return local.status();
   return (*local)->Contains(digest);
 }
 
-absl::StatusOr<repro::ObjectInfo> ScratchStore::Stat(const repro::Digest& digest) {
+absl::StatusOr<repro::ObjectInfo> ScratchStore::Stat(const Digest& digest) {
   absl::StatusOr<repro::LocalStore*> local = Local();
   if (!local.ok()) return local.status();
   return (*local)->Stat(digest);
 }
 
-absl::Status ScratchStore::ForEach(absl::FunctionRef<absl::Status(const repro::Digest&)> visit) {
+absl::Status ScratchStore::ForEach(absl::FunctionRef<absl::Status(const Digest&)> visit) {
   absl::StatusOr<repro::LocalStore*> local = Local();
   if (!local.ok()) return local.status();
   return (*local)->ForEach(visit);
 }
 
-absl::Status ScratchStore::Remove(const repro::Digest& digest) {
+absl::Status ScratchStore::Remove(const Digest& digest) {
   absl::StatusOr<repro::LocalStore*> local = Local();
   if (!local.ok()) return local.status();
   return (*local)->Remove(digest);

@@ -34,16 +34,16 @@ class ScratchStore : public repro::Store {
   // Empty until the directory exists.
   std::string root() const;
 
-  absl::StatusOr<repro::Digest> Put(absl::string_view bytes,
+  absl::StatusOr<Digest> Put(absl::string_view bytes,
                                     const repro::PutOptions& options = {}) override;
-  absl::StatusOr<repro::Digest> PutStream(repro::ByteSource& source,
+  absl::StatusOr<Digest> PutStream(repro::ByteSource& source,
                                           const repro::PutOptions& options = {}) override;
-  absl::StatusOr<std::string> Get(const repro::Digest& digest) override;
-  absl::Status GetStream(const repro::Digest& digest, repro::ByteSink& sink) override;
-  absl::StatusOr<bool> Contains(const repro::Digest& digest) override;
-  absl::StatusOr<repro::ObjectInfo> Stat(const repro::Digest& digest) override;
-  absl::Status ForEach(absl::FunctionRef<absl::Status(const repro::Digest&)> visit) override;
-  absl::Status Remove(const repro::Digest& digest) override;
+  absl::StatusOr<std::string> Get(const Digest& digest) override;
+  absl::Status GetStream(const Digest& digest, repro::ByteSink& sink) override;
+  absl::StatusOr<bool> Contains(const Digest& digest) override;
+  absl::StatusOr<repro::ObjectInfo> Stat(const Digest& digest) override;
+  absl::Status ForEach(absl::FunctionRef<absl::Status(const Digest&)> visit) override;
+  absl::Status Remove(const Digest& digest) override;
 
  private:
   mutable absl::Mutex mu_;

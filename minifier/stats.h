@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "compiler/support/json.h"
+#include "base/json.h"
 #include "minifier/candidate.h"
 #include "minifier/recorded_values.h"
 

@@ -22,9 +22,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
-#include "compiler/driver/compile_options.h"
 #include "compiler/ir/parser.h"
 #include "compiler/ir/seeded_inputs.h"
+#include "compiler/options/compile_options.h"
 #include "repro/bisect/divergence.h"
 #include "repro/bisect/failure_probe.h"
 #include "repro/bisect/option_bisect.h"

@@ -17,7 +17,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 output_base="${REPROKIT_DEVICE_OUTPUT_BASE:-$HOME/.cache/bazel_device}"
-targets=(//tools:reprokit //compiler/gpu:cuda_program_test //compiler/gpu:cuda_two_pass_test
+targets=(//tools:reprokit //compiler/tests:cuda_program_test //compiler/tests:cuda_two_pass_test
          //bench:gpu_bench)
 bazel --output_base="$output_base" build --config=static --symlink_prefix=/ "${targets[@]}"
 bin="$(bazel --output_base="$output_base" info --config=static bazel-bin 2>/dev/null)"
@@ -30,7 +30,7 @@ fi
 
 rm -rf .device
 mkdir -p .device
-for path in tools/reprokit compiler/gpu/cuda_program_test compiler/gpu/cuda_two_pass_test \
+for path in tools/reprokit compiler/tests/cuda_program_test compiler/tests/cuda_two_pass_test \
             bench/gpu_bench; do
   name="$(basename "$path")"
   cp "$bin/$path" ".device/$name"

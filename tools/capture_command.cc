@@ -9,9 +9,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
-#include "compiler/driver/compile_options.h"
 #include "compiler/ir/parser.h"
 #include "compiler/ir/seeded_inputs.h"
+#include "compiler/options/compile_options.h"
 #include "repro/bundle/capture.h"
 #include "repro/bundle/environment.h"
 #include "repro/oracle/oracle.h"

@@ -11,7 +11,6 @@
 // demo does not compile the compiler a second time; --from-source builds the
 // runner from reprokit's sources instead, as a user's workspace does by default.
 #include <fcntl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -29,9 +28,10 @@
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
-#include "compiler/driver/compile_options.h"
+#include "base/subprocess.h"
 #include "compiler/ir/parser.h"
 #include "compiler/ir/seeded_inputs.h"
+#include "compiler/options/compile_options.h"
 #include "repro/bundle/bundle.h"
 #include "repro/bundle/capture.h"
 #include "repro/bundle/environment.h"
@@ -96,30 +96,14 @@ std::string Indent(const std::string& text, const std::string& prefix) {
 // for a signal, -1 when it could not start.
 int RunProcess(const std::vector<std::string>& argv, const std::string& cwd,
                const std::vector<std::string>& env, const std::string& log) {
-  std::vector<char*> args;
-  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  std::fflush(stdout);
-  std::fflush(stderr);
-  const pid_t pid = ::fork();
-  if (pid < 0) return -1;
-  if (pid == 0) {
-    if (!cwd.empty() && ::chdir(cwd.c_str()) != 0) ::_exit(127);
-    if (!log.empty()) {
-      const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-      if (fd < 0) ::_exit(127);
-      ::dup2(fd, 1);
-      ::dup2(fd, 2);
-      ::close(fd);
-    }
-    for (const std::string& e : env) ::putenv(const_cast<char*>(e.c_str()));
-    ::execvp(args[0], args.data());
-    ::_exit(127);
-  }
-  int status = 0;
-  if (::waitpid(pid, &status, 0) < 0) return -1;
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : -1;
+  SubprocessOptions options;
+  options.cwd = cwd;
+  options.env = env;
+  options.log_file = log;
+  options.capture = false;
+  absl::StatusOr<SubprocessResult> run = RunSubprocess(argv, options);
+  if (!run.ok()) return -1;
+  return run->signal != 0 ? 128 + run->signal : run->exit_code;
 }
 
 std::string SelfPath() {

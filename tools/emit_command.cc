@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "compiler/support/json.h"
+#include "base/json.h"
 #include "repro/emit/emit.h"
 #include "repro/emit/workspace.h"
 #include "tools/flags.h"

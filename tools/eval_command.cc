@@ -10,11 +10,11 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "base/json.h"
 #include "compiler/ir/graph.h"
 #include "compiler/ir/parser.h"
 #include "compiler/ir/seeded_inputs.h"
 #include "compiler/reference/interpreter.h"
-#include "compiler/support/json.h"
 #include "tools/flags.h"
 #include "tools/subcommand.h"
 

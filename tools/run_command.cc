@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/json.h"
 #include "compiler/driver/compile.h"
-#include "compiler/support/json.h"
 #include "repro/bundle/bundle.h"
 #include "tools/flags.h"
 #include "tools/subcommand.h"

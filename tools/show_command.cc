@@ -1,7 +1,5 @@
 // `reprokit show GRAPH [--stats] [--dot] [--svg OUT]`: prints a graph file
 // back in the text format, its statistics, or its Graphviz form.
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -14,6 +12,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/file_util.h"
+#include "base/subprocess.h"
 #include "compiler/ir/canonical_hash.h"
 #include "compiler/ir/literal.h"
 #include "compiler/ir/parser.h"
@@ -115,32 +115,22 @@ std::string Dot(const Graph& g) {
 // Renders `dot_text` to `svg_path` with Graphviz's `dot`.
 absl::Status WriteSvg(const std::string& dot_text, const std::string& svg_path) {
   char tmp[] = "/tmp/reprokit_show_XXXXXX";
-  int fd = mkstemp(tmp);
+  const int fd = ::mkstemp(tmp);
   if (fd < 0) return absl::InternalError(absl::StrCat("cannot create a temp file: ", strerror(errno)));
-  bool written = write(fd, dot_text.data(), dot_text.size()) ==
-                 static_cast<ssize_t>(dot_text.size());
-  close(fd);
-  if (!written) {
-    unlink(tmp);
-    return absl::InternalError("cannot write the temp file");
-  }
-  std::string out_flag = "-o" + svg_path;
-  const char* argv[] = {"dot", "-Tsvg", out_flag.c_str(), tmp, nullptr};
-  pid_t pid = 0;
-  int err = posix_spawnp(&pid, "dot", nullptr, nullptr, const_cast<char* const*>(argv), environ);
-  absl::Status status;
-  if (err != 0) {
-    status = err == ENOENT ? absl::UnavailableError(
-                                 "graphviz 'dot' was not found on PATH (install graphviz)")
-                           : absl::InternalError(absl::StrCat("cannot run dot: ", strerror(err)));
-  } else {
-    int wstatus = 0;
-    waitpid(pid, &wstatus, 0);
-    if (!WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 0) {
-      status = absl::InternalError(absl::StrCat("dot failed writing '", svg_path, "'"));
+  ::close(fd);
+  absl::Status status = WriteStringToFile(tmp, dot_text);
+  if (status.ok()) {
+    absl::StatusOr<SubprocessResult> run = RunSubprocess({"dot", "-Tsvg", "-o" + svg_path, tmp});
+    if (!run.ok()) {
+      status = run.status().code() == absl::StatusCode::kNotFound
+                   ? absl::UnavailableError("graphviz 'dot' was not found on PATH (install graphviz)")
+                   : run.status();
+    } else if (!run->ok()) {
+      status = absl::InternalError(absl::StrCat("dot failed writing '", svg_path, "': ",
+                                                run->Describe(), " ", run->stderr_text));
     }
   }
-  unlink(tmp);
+  ::unlink(tmp);
   return status;
 }
 

@@ -116,7 +116,7 @@ int Gc(repro::LocalStore& store, bool json, const std::vector<std::string>& bund
                                      "gc needs at least one --bundles DIR: without roots every "
                                      "object would count as unreferenced"));
   }
-  absl::StatusOr<absl::btree_set<repro::Digest>> referenced =
+  absl::StatusOr<absl::btree_set<Digest>> referenced =
       repro::CollectReferencedDigests(bundles);
   if (!referenced.ok()) return ReportError(kCommand, referenced.status());
   absl::StatusOr<repro::GcReport> report = store.Gc(*referenced, /*dry_run=*/!yes);

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "compiler/codegen/kernel_cache.h"
+#include "compiler/cpu/codegen/kernel_cache.h"
 #include "compiler/driver/compile.h"
 #include "compiler/driver/compile_test_util.h"
 #include "compiler/ir/parser.h"
@@ -42,7 +42,7 @@ constexpr const char* kSoftmax = R"(graph @g(%x: f32[6,40]) {
 
 class CompileCacheTest : public ::testing::Test {
  protected:
-  void SetUp() override { codegen::KernelCache::Global().Clear(); }
+  void SetUp() override { cpu::KernelCache::Global().Clear(); }
 };
 
 TEST_F(CompileCacheTest, IdenticalGraphReusesEveryKernel) {
@@ -137,7 +137,7 @@ TEST_F(CompileCacheTest, DumpsCompileEverything) {
 TEST_F(CompileCacheTest, CodeOutlivesTheCacheEntry) {
   Executable exe = MustCompile(kSoftmax);
   std::vector<HostTensor> before = RunOn(exe, kSoftmax);
-  codegen::KernelCache::Global().Clear();
+  cpu::KernelCache::Global().Clear();
   std::vector<HostTensor> after = RunOn(exe, kSoftmax);
   ASSERT_EQ(after.size(), 1u);
   EXPECT_TRUE(before[0].BitwiseEqual(after[0]));
@@ -166,7 +166,7 @@ TEST_F(CompileCacheTest, ConcurrentCompilesAgreeWithTheReference) {
   }
   for (std::thread& t : threads) t.join();
   for (const std::string& e : errors) EXPECT_EQ(e, "");
-  EXPECT_GT(codegen::KernelCache::Global().hits(), 0);
+  EXPECT_GT(cpu::KernelCache::Global().hits(), 0);
 }
 
 }  // namespace

@@ -14,8 +14,6 @@ namespace rk::compiler {
 
 // 64 lowercase hex characters.
 std::string CanonicalHash(const Graph& graph);
-// SHA-256 of arbitrary bytes as 64 lowercase hex characters.
-std::string Sha256Hex(std::string_view bytes);
 
 }  // namespace rk::compiler
 

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "base/sha256.h"
 #include "compiler/ir/builder.h"
 #include "compiler/ir/random_graph_testutil.h"
 

@@ -9,6 +9,7 @@
 #include <random>
 #include <set>
 
+#include "base/sha256.h"
 #include "compiler/ir/canonical_hash.h"
 #include "compiler/ir/printer.h"
 #include "compiler/ir/random_graph_testutil.h"

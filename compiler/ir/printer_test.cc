@@ -10,6 +10,7 @@
 #include <limits>
 #include <sstream>
 
+#include "base/sha256.h"
 #include "compiler/ir/builder.h"
 #include "compiler/ir/canonical_hash.h"
 #include "compiler/ir/half.h"

@@ -25,10 +25,10 @@
 #define REPROKIT_COMPILER_KERNEL_KERNEL_BUILDER_H_
 
 #include "absl/status/statusor.h"
-#include "compiler/driver/faults.h"
 #include "compiler/fusion/fusion.h"
 #include "compiler/ir/graph.h"
 #include "compiler/kernel/kernel_ir.h"
+#include "compiler/options/faults.h"
 
 namespace rk::compiler::kernel {
 

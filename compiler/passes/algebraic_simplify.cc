@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "compiler/passes/rewriter.h"
-#include "compiler/support/status_macros.h"
 
 namespace rk::compiler {
 namespace {

@@ -2,8 +2,8 @@
 
 #include <optional>
 
+#include "base/status_macros.h"
 #include "compiler/passes/rewriter.h"
-#include "compiler/support/status_macros.h"
 
 namespace rk::compiler {
 namespace {

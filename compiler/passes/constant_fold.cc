@@ -4,10 +4,10 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "compiler/ir/builder.h"
-#include "compiler/reference/interpreter.h"
 #include "compiler/passes/rewriter.h"
-#include "compiler/support/status_macros.h"
+#include "compiler/reference/interpreter.h"
 
 namespace rk::compiler {
 namespace {

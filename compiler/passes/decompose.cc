@@ -2,9 +2,9 @@
 
 #include <optional>
 
+#include "base/status_macros.h"
 #include "compiler/ir/shape_inference.h"
 #include "compiler/passes/rewriter.h"
-#include "compiler/support/status_macros.h"
 
 namespace rk::compiler {
 namespace {

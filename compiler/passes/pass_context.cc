@@ -20,7 +20,7 @@ const std::vector<PassName>& KnownPasses() {
   static const std::vector<PassName>* const passes = new std::vector<PassName>{
 #define GRAPH_PASS(stem, function, optional) {#stem, optional},
 #define LATE_PASS(stem) {#stem, true},
-#include "compiler/passes/passes.def"
+#include "compiler/options/passes.def"
 #undef GRAPH_PASS
 #undef LATE_PASS
   };

@@ -76,7 +76,7 @@ absl::Status RunOnePass(int index, const PassInfo& pass, Graph& graph, PassConte
 const std::vector<PassInfo>& GraphPipeline() {
   static const std::vector<PassInfo>* const pipeline = new std::vector<PassInfo>{
 #define GRAPH_PASS(stem, function, optional) {#stem, &function, optional},
-#include "compiler/passes/passes.def"
+#include "compiler/options/passes.def"
 #undef GRAPH_PASS
   };
   return *pipeline;

@@ -23,9 +23,9 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "compiler/driver/compile_options.h"
-#include "compiler/driver/faults.h"
 #include "compiler/ir/graph.h"
+#include "compiler/options/compile_options.h"
+#include "compiler/options/faults.h"
 
 namespace rk::compiler {
 

@@ -4,7 +4,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "compiler/support/status_macros.h"
+#include "base/status_macros.h"
 
 namespace rk::compiler {
 namespace {

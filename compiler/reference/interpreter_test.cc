@@ -7,7 +7,7 @@
 
 #include "compiler/ir/half.h"
 #include "compiler/reference/interpreter.h"
-#include "compiler/reference/interpreter_testutil.h"
+#include "compiler/reference/interpreter_test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 

@@ -1,8 +1,8 @@
 #include "minifier/reductions/cut_head.h"
 
 #include "gtest/gtest.h"
+#include "minifier/minifier_test_util.h"
 #include "minifier/rewrite.h"
-#include "minifier/test_util.h"
 
 namespace rk::minifier {
 namespace {

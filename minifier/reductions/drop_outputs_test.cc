@@ -1,7 +1,7 @@
 #include "minifier/reductions/drop_outputs.h"
 
 #include "gtest/gtest.h"
-#include "minifier/test_util.h"
+#include "minifier/minifier_test_util.h"
 
 namespace rk::minifier {
 namespace {

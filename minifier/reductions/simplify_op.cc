@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "compiler/driver/compile_options.h"
+#include "compiler/options/compile_options.h"
 #include "compiler/passes/decompose.h"
 #include "compiler/passes/pass_manager.h"
 #include "minifier/rewrite.h"

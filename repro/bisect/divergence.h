@@ -26,10 +26,10 @@
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
-#include "compiler/driver/compile_options.h"
+#include "base/json.h"
 #include "compiler/ir/graph.h"
 #include "compiler/ir/tensor.h"
-#include "compiler/support/json.h"
+#include "compiler/options/compile_options.h"
 #include "repro/oracle/accuracy.h"
 
 namespace rk::repro {

@@ -19,9 +19,9 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "compiler/driver/compile_options.h"
 #include "compiler/ir/graph.h"
 #include "compiler/ir/tensor.h"
+#include "compiler/options/compile_options.h"
 #include "repro/oracle/oracle.h"
 #include "repro/oracle/verdict.h"
 

@@ -25,8 +25,8 @@
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
-#include "compiler/driver/compile_options.h"
-#include "compiler/support/json.h"
+#include "base/json.h"
+#include "compiler/options/compile_options.h"
 #include "repro/bisect/failure_probe.h"
 
 namespace rk::repro {

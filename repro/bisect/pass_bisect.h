@@ -33,8 +33,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "base/json.h"
 #include "compiler/passes/pass_manager.h"
-#include "compiler/support/json.h"
 #include "repro/bisect/failure_probe.h"
 #include "repro/oracle/verdict.h"
 

@@ -14,6 +14,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "base/sha256.h"
 #include "compiler/ir/canonical_hash.h"
 #include "compiler/ir/dtype.h"
 #include "compiler/ir/parser.h"
@@ -276,7 +277,7 @@ std::string BundleHash(const Bundle& bundle) {
                       "\n");
     }
   }
-  return compiler::Sha256Hex(text);
+  return Sha256Hex(text);
 }
 
 absl::Status WriteBundle(const Bundle& bundle, const std::vector<HostTensor>& inputs,

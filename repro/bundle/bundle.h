@@ -32,12 +32,12 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "compiler/driver/compile_options.h"
+#include "base/digest.h"
+#include "base/json.h"
 #include "compiler/ir/graph.h"
 #include "compiler/ir/tensor.h"
-#include "compiler/support/json.h"
+#include "compiler/options/compile_options.h"
 #include "repro/oracle/verdict.h"
-#include "repro/store/digest.h"
 
 namespace rk::repro {
 

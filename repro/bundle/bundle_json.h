@@ -15,7 +15,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "compiler/support/json.h"
+#include "base/json.h"
 #include "repro/bundle/bundle.h"
 
 namespace rk::repro {

@@ -17,9 +17,9 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "compiler/driver/compile_options.h"
 #include "compiler/ir/graph.h"
 #include "compiler/ir/tensor.h"
+#include "compiler/options/compile_options.h"
 #include "repro/oracle/verdict.h"
 
 namespace rk::repro {

@@ -5,11 +5,11 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "base/sha256.h"
 #include "compiler/ir/seeded_inputs.h"
 #include "repro/bundle/bundle.h"
 #include "repro/bundle/capture.h"
 #include "repro/oracle/signature.h"
-#include "repro/store/sha256.h"
 
 namespace rk::repro {
 namespace {

@@ -28,9 +28,9 @@
 
 #include "absl/status/statusor.h"
 #include "compiler/driver/compile.h"
-#include "compiler/driver/compile_options.h"
 #include "compiler/ir/graph.h"
 #include "compiler/ir/tensor.h"
+#include "compiler/options/compile_options.h"
 
 namespace rk::repro {
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "compiler/support/json.h"
+#include "base/json.h"
 
 namespace rk::repro {
 

@@ -1,6 +1,5 @@
 #include "repro/emit/runner.h"
 
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -11,12 +10,13 @@
 #include <string>
 #include <vector>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/time.h"
+#include "base/subprocess.h"
 #include "compiler/support/cuda_probe.h"
 #include "repro/bundle/bundle.h"
 #include "repro/emit/verdict_table.h"
@@ -76,26 +76,13 @@ struct GpuState {
 // Probes CUDA in a child process: initializing the driver in this process
 // would poison the oracle's forked workers (CUDA does not survive fork).
 GpuState ProbeGpuInChild() {
-  int fds[2];
-  if (::pipe(fds) != 0) return {false, "cannot create a pipe to probe CUDA"};
-  const pid_t pid = ::fork();
-  if (pid < 0) return {false, "cannot fork to probe CUDA"};
-  if (pid == 0) {
-    ::close(fds[0]);
+  absl::StatusOr<std::string> text = RunInChild([] {
     const compiler::CudaProbe probe = compiler::ProbeCuda();
-    const std::string text = probe.usable ? "ok" : probe.reason;
-    (void)!::write(fds[1], text.data(), text.size());
-    ::_exit(0);
-  }
-  ::close(fds[1]);
-  std::string text;
-  char buffer[256];
-  for (ssize_t n; (n = ::read(fds[0], buffer, sizeof(buffer))) > 0;) text.append(buffer, n);
-  ::close(fds[0]);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  if (text == "ok") return {true, ""};
-  return {false, text.empty() ? "the CUDA probe died" : text};
+    return probe.usable ? std::string("ok") : probe.reason;
+  });
+  if (!text.ok()) return {false, absl::StrCat("the CUDA probe failed: ", text.status().message())};
+  if (*text == "ok") return {true, ""};
+  return {false, text->empty() ? "the CUDA probe gave no reason" : *text};
 }
 
 // Bazel has no skip status for a test before Bazel 7; a JUnit XML with a

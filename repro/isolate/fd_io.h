@@ -6,8 +6,8 @@
 // Needs: Linux (AF_UNIX sockets). Guarantees: nothing here raises SIGPIPE
 // (socket writes use MSG_NOSIGNAL); every call retries on EINTR.
 // Shown by fd_io_test.cc.
-#ifndef REPRO_ISOLATE_FD_IO_H_
-#define REPRO_ISOLATE_FD_IO_H_
+#ifndef REPROKIT_REPRO_ISOLATE_FD_IO_H_
+#define REPROKIT_REPRO_ISOLATE_FD_IO_H_
 
 #include <cstdint>
 #include <optional>
@@ -95,4 +95,4 @@ class FrameDecoder {
 
 }  // namespace rk::repro::isolate_internal
 
-#endif  // REPRO_ISOLATE_FD_IO_H_
+#endif  // REPROKIT_REPRO_ISOLATE_FD_IO_H_

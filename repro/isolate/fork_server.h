@@ -8,8 +8,8 @@
 // Needs: Linux. Guarantees: the server kills and reaps all its workers and
 // exits when its channel closes (pool destroyed or owner process dead).
 // Internal to repro/isolate; shown by worker_pool_test.cc.
-#ifndef REPRO_ISOLATE_FORK_SERVER_H_
-#define REPRO_ISOLATE_FORK_SERVER_H_
+#ifndef REPROKIT_REPRO_ISOLATE_FORK_SERVER_H_
+#define REPROKIT_REPRO_ISOLATE_FORK_SERVER_H_
 
 #include <sys/types.h>
 
@@ -63,4 +63,4 @@ class ForkServer {
 
 }  // namespace rk::repro::isolate_internal
 
-#endif  // REPRO_ISOLATE_FORK_SERVER_H_
+#endif  // REPROKIT_REPRO_ISOLATE_FORK_SERVER_H_

@@ -11,8 +11,8 @@
 //
 // Outside a worker (or with no limit set) the call does nothing.
 // Shown by worker_pool_test.cc (LiftedAddressSpaceLimitAllowsLargeReservations).
-#ifndef REPRO_ISOLATE_JOB_LIMITS_H_
-#define REPRO_ISOLATE_JOB_LIMITS_H_
+#ifndef REPROKIT_REPRO_ISOLATE_JOB_LIMITS_H_
+#define REPROKIT_REPRO_ISOLATE_JOB_LIMITS_H_
 
 namespace rk::repro {
 
@@ -20,4 +20,4 @@ void LiftAddressSpaceLimit();
 
 }  // namespace rk::repro
 
-#endif  // REPRO_ISOLATE_JOB_LIMITS_H_
+#endif  // REPROKIT_REPRO_ISOLATE_JOB_LIMITS_H_

@@ -8,8 +8,8 @@
 // Needs nothing; outside a worker the call does nothing. Cheap (a copy of at
 // most kMaxPhaseLength bytes, no allocation, no lock) and async-signal-safe.
 // Shown by worker_pool_test.cc (PhaseReportedBeforeCrashIsReturned).
-#ifndef REPRO_ISOLATE_PHASE_H_
-#define REPRO_ISOLATE_PHASE_H_
+#ifndef REPROKIT_REPRO_ISOLATE_PHASE_H_
+#define REPROKIT_REPRO_ISOLATE_PHASE_H_
 
 #include <cstddef>
 #include <string_view>
@@ -23,4 +23,4 @@ void ReportPhase(std::string_view phase);
 
 }  // namespace rk::repro
 
-#endif  // REPRO_ISOLATE_PHASE_H_
+#endif  // REPROKIT_REPRO_ISOLATE_PHASE_H_

@@ -8,8 +8,8 @@
 // WorkerSlot and re-raises it, so the pool sees the true signal in the wait
 // status. SIGUSR2 records the stack without dying (the pool's hang dump).
 // Shown by worker_pool_test.cc.
-#ifndef REPRO_ISOLATE_WORKER_MAIN_H_
-#define REPRO_ISOLATE_WORKER_MAIN_H_
+#ifndef REPROKIT_REPRO_ISOLATE_WORKER_MAIN_H_
+#define REPROKIT_REPRO_ISOLATE_WORKER_MAIN_H_
 
 #include <signal.h>
 
@@ -46,4 +46,4 @@ void PrepareWorkerImage();
 
 }  // namespace rk::repro::isolate_internal
 
-#endif  // REPRO_ISOLATE_WORKER_MAIN_H_
+#endif  // REPROKIT_REPRO_ISOLATE_WORKER_MAIN_H_

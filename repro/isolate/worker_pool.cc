@@ -18,7 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/synchronization/mutex.h"
-#include "compiler/support/parallel_for.h"
+#include "base/parallel_for.h"
 #include "repro/isolate/fd_io.h"
 #include "repro/isolate/fork_server.h"
 #include "repro/isolate/worker_main.h"

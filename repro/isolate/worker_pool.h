@@ -17,8 +17,8 @@
 // Needs: Linux. Guarantees: Run() never crashes the caller and never raises
 // SIGPIPE in it; every worker dies with the pool (or with the process); no
 // zombies are left behind. Shown by worker_pool_test.cc.
-#ifndef REPRO_ISOLATE_WORKER_POOL_H_
-#define REPRO_ISOLATE_WORKER_POOL_H_
+#ifndef REPROKIT_REPRO_ISOLATE_WORKER_POOL_H_
+#define REPROKIT_REPRO_ISOLATE_WORKER_POOL_H_
 
 #include <cstdint>
 #include <functional>
@@ -114,4 +114,4 @@ class WorkerPool {
 
 }  // namespace rk::repro
 
-#endif  // REPRO_ISOLATE_WORKER_POOL_H_
+#endif  // REPROKIT_REPRO_ISOLATE_WORKER_POOL_H_

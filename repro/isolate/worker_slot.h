@@ -7,8 +7,8 @@
 // Guarantees: plain data and address-free lock-free atomics only (valid in
 // several processes); the worker writes it from signal handlers without
 // allocating. Shown by worker_pool_test.cc.
-#ifndef REPRO_ISOLATE_WORKER_SLOT_H_
-#define REPRO_ISOLATE_WORKER_SLOT_H_
+#ifndef REPROKIT_REPRO_ISOLATE_WORKER_SLOT_H_
+#define REPROKIT_REPRO_ISOLATE_WORKER_SLOT_H_
 
 #include <atomic>
 #include <cstdint>
@@ -55,4 +55,4 @@ extern WorkerSlot* current_worker_slot;
 
 }  // namespace rk::repro::isolate_internal
 
-#endif  // REPRO_ISOLATE_WORKER_SLOT_H_
+#endif  // REPROKIT_REPRO_ISOLATE_WORKER_SLOT_H_

@@ -31,9 +31,9 @@
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
-#include "compiler/driver/compile_options.h"
 #include "compiler/ir/graph.h"
 #include "compiler/ir/tensor.h"
+#include "compiler/options/compile_options.h"
 #include "repro/isolate/worker_pool.h"
 #include "repro/oracle/verdict.h"
 

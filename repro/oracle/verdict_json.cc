@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "compiler/support/status_macros.h"
+#include "base/status_macros.h"
 
 namespace rk::repro {
 namespace {

@@ -7,7 +7,7 @@
 #define REPROKIT_REPRO_ORACLE_VERDICT_JSON_H_
 
 #include "absl/status/statusor.h"
-#include "compiler/support/json.h"
+#include "base/json.h"
 #include "repro/oracle/verdict.h"
 
 namespace rk::repro {

@@ -12,14 +12,12 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "repro/store/file_util.h"
-#include "repro/store/sha256.h"
+#include "base/file_util.h"
+#include "base/sha256.h"
 
 namespace rk::repro {
 namespace {
 
-using internal::ErrnoStatus;
-using internal::ScopedFd;
 
 constexpr int64_t kStaleTempSeconds = 24 * 3600;
 
@@ -64,7 +62,7 @@ absl::StatusOr<std::vector<Entry>> ScanStore(const std::string& root) {
     std::string shard_path = cas + "/" + shard;
     bool is_shard = shard.size() == 2 && IsLowerHex(shard) && IsDir(shard_path);
     if (!is_shard) {
-      bool temp = absl::StartsWith(shard, internal::kTempPrefix);
+      bool temp = absl::StartsWith(shard, kTempPrefix);
       entries.push_back({temp ? Entry::kTemp : Entry::kStray, shard_path, shard});
       continue;
     }
@@ -74,7 +72,7 @@ absl::StatusOr<std::vector<Entry>> ScanStore(const std::string& root) {
       Entry::Kind kind = Entry::kStray;
       if (name.size() == Digest::kHexChars && IsLowerHex(name) && absl::StartsWith(name, shard)) {
         kind = Entry::kObject;
-      } else if (absl::StartsWith(name, internal::kTempPrefix)) {
+      } else if (absl::StartsWith(name, kTempPrefix)) {
         kind = Entry::kTemp;
       }
       entries.push_back({kind, shard_path + "/" + name, name});
@@ -141,8 +139,8 @@ absl::StatusOr<Digest> LocalStore::WriteNew(ByteSource& source, const PutOptions
   // system, so the rename is still atomic).
   std::string dir = root_ + "/cas";
   if (known != nullptr) dir += "/" + known->Hex().substr(0, 2);
-  if (absl::Status s = internal::MakeDirs(dir); !s.ok()) return wrap(s);
-  std::string temp = internal::TempPathIn(dir, known != nullptr ? known->Hex() : "stream");
+  if (absl::Status s = MakeDirs(dir); !s.ok()) return wrap(s);
+  std::string temp = TempPathIn(dir, known != nullptr ? known->Hex() : "stream");
   absl::StatusOr<Digest> digest = WriteNewOrCleanUp(source, options, known, temp);
   if (!digest.ok()) {
     ::unlink(temp.c_str());
@@ -173,7 +171,7 @@ absl::StatusOr<Digest> LocalStore::WriteNewOrCleanUp(ByteSource& source, const P
       ::unlink(temp.c_str());
       return digest;
     }
-    if (absl::Status s = internal::MakeDirs(shard); !s.ok()) return s;
+    if (absl::Status s = MakeDirs(shard); !s.ok()) return s;
   }
   // A racing writer of the same blob may rename first; replacing its file
   // with identical bytes is harmless and readers holding it open keep theirs.
@@ -181,7 +179,7 @@ absl::StatusOr<Digest> LocalStore::WriteNewOrCleanUp(ByteSource& source, const P
     return ErrnoStatus(errno, "renaming into place", final_path);
   }
   if (options_.sync) {
-    if (absl::Status s = internal::SyncDir(shard); !s.ok()) return s;
+    if (absl::Status s = SyncDir(shard); !s.ok()) return s;
   }
   return digest;
 }
@@ -226,7 +224,7 @@ absl::StatusOr<ObjectInfo> LocalStore::Stat(const Digest& digest) {
   struct stat st;
   if (::fstat(fd.get(), &st) != 0) return ErrnoStatus(errno, "reading", path);
   char bytes[kObjectHeaderBytes];
-  absl::StatusOr<size_t> n = internal::ReadFull(fd.get(), bytes, sizeof(bytes), path);
+  absl::StatusOr<size_t> n = ReadFull(fd.get(), bytes, sizeof(bytes), path);
   if (!n.ok()) return n.status();
   absl::StatusOr<ObjectHeader> header = DecodeObjectHeader(absl::string_view(bytes, *n));
   if (!header.ok()) {

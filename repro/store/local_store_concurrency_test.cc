@@ -7,9 +7,9 @@
 #include <filesystem>
 #include <random>
 
+#include "base/sha256.h"
 #include "repro/store/local_store.h"
-#include "repro/store/sha256.h"
-#include "repro/store/test_util.h"
+#include "repro/store/store_test_util.h"
 
 namespace rk::repro {
 namespace {

@@ -14,8 +14,8 @@
 #include <filesystem>
 #include <functional>
 
-#include "repro/store/sha256.h"
-#include "repro/store/test_util.h"
+#include "base/sha256.h"
+#include "repro/store/store_test_util.h"
 
 namespace rk::repro {
 namespace {

@@ -10,9 +10,9 @@
 #include <optional>
 
 #include "absl/strings/str_cat.h"
+#include "base/file_util.h"
+#include "base/sha256.h"
 #include "repro/store/byte_shuffle.h"
-#include "repro/store/file_util.h"
-#include "repro/store/sha256.h"
 
 namespace rk::repro {
 namespace {
@@ -61,7 +61,7 @@ absl::Status CompressStep(ZSTD_CCtx* cctx, ZSTD_inBuffer& in, ZSTD_EndDirective 
     ZSTD_outBuffer out{out_buf, out_cap, 0};
     size_t remaining = ZSTD_compressStream2(cctx, &out, &in, mode);
     if (ZSTD_isError(remaining)) return ZstdError(remaining, "compression", path);
-    if (absl::Status s = internal::WriteAll(fd, out_buf, out.pos, path); !s.ok()) return s;
+    if (absl::Status s = WriteAll(fd, out_buf, out.pos, path); !s.ok()) return s;
     written += out.pos;
     bool done = mode == ZSTD_e_end ? remaining == 0 : in.pos == in.size;
     if (done) return absl::OkStatus();
@@ -143,7 +143,7 @@ absl::StatusOr<WrittenObject> WriteObject(ByteSource& source, int fd, const std:
   header.flags = shuffle ? kFlagShuffled : 0;
   header.element_size = shuffle ? static_cast<uint8_t>(element_size) : 0;
   std::string placeholder = EncodeObjectHeader(header);
-  if (absl::Status s = internal::WriteAll(fd, placeholder.data(), placeholder.size(), path); !s.ok()) {
+  if (absl::Status s = WriteAll(fd, placeholder.data(), placeholder.size(), path); !s.ok()) {
     return s;
   }
 
@@ -186,7 +186,7 @@ absl::StatusOr<WrittenObject> WriteObject(ByteSource& source, int fd, const std:
   std::string final_header = EncodeObjectHeader(header);
   if (::pwrite(fd, final_header.data(), final_header.size(), 0) !=
       static_cast<ssize_t>(final_header.size())) {
-    return internal::ErrnoStatus(errno, "writing header of", path);
+    return ErrnoStatus(errno, "writing header of", path);
   }
   if (hash) result.digest = hasher.Finish();
   return result;
@@ -217,7 +217,7 @@ class ObjectDecoder {
     bool output_was_full = false;
     while (true) {
       if (in.pos == in.size && !output_was_full) {
-        absl::StatusOr<size_t> n = internal::ReadFull(fd_, in_buf.get(), in_cap, path_);
+        absl::StatusOr<size_t> n = ReadFull(fd_, in_buf.get(), in_cap, path_);
         if (!n.ok()) return n.status();
         if (*n == 0) return absl::DataLossError("truncated: the zstd frame ends early");
         in = ZSTD_inBuffer{in_buf.get(), *n, 0};
@@ -236,7 +236,7 @@ class ObjectDecoder {
     }
     if (absl::Status s = Flush(); !s.ok()) return s;
     char extra;
-    absl::StatusOr<size_t> more = internal::ReadFull(fd_, &extra, 1, path_);
+    absl::StatusOr<size_t> more = ReadFull(fd_, &extra, 1, path_);
     if (!more.ok()) return more.status();
     if (in.pos != in.size || *more != 0) {
       return absl::DataLossError("trailing bytes after the zstd frame");
@@ -290,7 +290,7 @@ absl::Status ReadObject(int fd, const std::string& path, const Digest& expected,
         absl::StrCat("object ", expected.Hex(), " at ", path, " is corrupt: ", reason));
   };
   char header_bytes[kObjectHeaderBytes];
-  absl::StatusOr<size_t> n = internal::ReadFull(fd, header_bytes, kObjectHeaderBytes, path);
+  absl::StatusOr<size_t> n = ReadFull(fd, header_bytes, kObjectHeaderBytes, path);
   if (!n.ok()) return n.status();
   absl::StatusOr<ObjectHeader> header = DecodeObjectHeader(absl::string_view(header_bytes, *n));
   if (!header.ok()) return data_loss(header.status().message());

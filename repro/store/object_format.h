@@ -24,7 +24,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "repro/store/digest.h"
+#include "base/digest.h"
 #include "repro/store/store.h"
 
 namespace rk::repro {

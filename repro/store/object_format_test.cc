@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "repro/store/sha256.h"
+#include "base/sha256.h"
 
 namespace rk::repro {
 namespace {

@@ -22,7 +22,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
-#include "repro/store/digest.h"
+#include "base/digest.h"
 
 namespace rk::repro {
 

@@ -22,7 +22,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "repro/store/digest.h"
+#include "base/digest.h"
 
 namespace rk::repro {
 

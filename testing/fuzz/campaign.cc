@@ -11,10 +11,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
-#include "compiler/driver/compile_options.h"
 #include "compiler/ir/builder.h"
 #include "compiler/ir/printer.h"
 #include "compiler/ir/verifier.h"
+#include "compiler/options/compile_options.h"
 #include "compiler/reference/interpreter.h"
 #include "minifier/engine.h"
 #include "minifier/failure_test.h"

@@ -11,8 +11,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/strip.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 
 namespace rk::fuzz {
 

@@ -20,7 +20,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "compiler/support/json.h"
+#include "base/json.h"
 #include "testing/fuzz/campaign.h"
 
 namespace rk::fuzz {

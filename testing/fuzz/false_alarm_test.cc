@@ -19,10 +19,10 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "compiler/driver/compile_options.h"
 #include "compiler/ir/parser.h"
 #include "compiler/ir/printer.h"
 #include "compiler/ir/seeded_inputs.h"
+#include "compiler/options/compile_options.h"
 #include "gtest/gtest.h"
 #include "repro/oracle/oracle.h"
 #include "testing/fuzz/generator.h"

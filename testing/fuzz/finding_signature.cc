@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/sha256.h"
 #include "compiler/ir/canonical_hash.h"
 
 namespace rk::fuzz {
@@ -70,7 +71,7 @@ std::string BucketedGraphText(const Graph& graph) {
 }
 
 std::string GraphShapeHash(const Graph& graph) {
-  return compiler::Sha256Hex(BucketedGraphText(graph)).substr(0, 12);
+  return Sha256Hex(BucketedGraphText(graph)).substr(0, 12);
 }
 
 std::string FindingSignature(const repro::Signature& verdict, const Graph& minimized) {

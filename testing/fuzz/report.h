@@ -15,7 +15,7 @@
 #include <string>
 
 #include "absl/status/status.h"
-#include "compiler/support/json.h"
+#include "base/json.h"
 #include "testing/fuzz/campaign.h"
 
 namespace rk::fuzz {

@@ -1,0 +1,103 @@
+// Executable: what every backend's Compile returns. It owns the backend's
+// compiled program (CompiledProgram, one implementation per backend) and the
+// compile's report: the optimized graph, the numbered pass applications,
+// fusion groups and phase timings. A backend that does not run reprokit's
+// graph passes (an external compiler) leaves the report's pass and fusion
+// fields empty.
+//
+// Executables are movable and may Run concurrently when their program allows
+// it (both built-in backends do).
+//
+// Tested by compiler/driver/compile_test.cc (through both built-in backends).
+#ifndef REPROKIT_COMPILER_BACKEND_EXECUTABLE_H_
+#define REPROKIT_COMPILER_BACKEND_EXECUTABLE_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "compiler/ir/graph.h"
+#include "compiler/ir/tensor.h"
+#include "compiler/passes/pass_manager.h"
+
+namespace rk::compiler {
+
+// Milliseconds per phase (parsing is the caller's).
+struct PhaseTimings {
+  double passes_ms = 0;
+  double fusion_ms = 0;
+  double kernel_ir_ms = 0;
+  double llvm_ir_ms = 0;
+  double optimize_ms = 0;  // O2
+  double jit_ms = 0;       // machine code generation and linking: codegen_ms + link_ms
+  double codegen_ms = 0;   // instruction selection, register allocation, MC
+  double link_ms = 0;      // JITDylib, object linking, symbol lookup
+  int cached_kernels = 0;  // kernels reused from earlier compiles (no O2, codegen or link)
+  double total_ms() const {
+    return passes_ms + fusion_ms + kernel_ir_ms + llvm_ir_ms + optimize_ms + jit_ms;
+  }
+  // {"passes_ms": ..., ..., "total_ms": ...}
+  std::string ToJson() const;
+};
+
+struct FusionGroupSummary {
+  std::string kind;    // "elementwise", "reduction", "matmul", "concat"
+  std::string detail;  // e.g. "%41 (reduce_sum) + epilogue %42 (div) <- %40 (exp)"
+};
+
+// Everything a compile learned besides the program itself.
+struct CompileReport {
+  Graph optimized_graph;
+  std::vector<PassApplication> pass_log;
+  // Optional applications requested (graph passes and fusion): the N that
+  // bisection searches over.
+  int64_t requested_applications = 0;
+  std::vector<FusionGroupSummary> fusion_groups;
+  PhaseTimings timings;
+  int num_kernels = 0;
+};
+
+// A backend's compiled, runnable form of one graph.
+class CompiledProgram {
+ public:
+  virtual ~CompiledProgram() = default;
+  // Runs on inputs of exactly `input_types` (InvalidArgument otherwise); one
+  // output per graph output.
+  virtual absl::StatusOr<std::vector<HostTensor>> Run(
+      absl::Span<const TensorType> input_types, absl::Span<const HostTensor> inputs) const = 0;
+};
+
+class Executable {
+ public:
+  // `input_types` are the compiled graph's inputs, in order.
+  Executable(std::vector<TensorType> input_types, std::unique_ptr<const CompiledProgram> program,
+             CompileReport report);
+  Executable(Executable&&) noexcept = default;
+  Executable& operator=(Executable&&) noexcept = default;
+
+  // Runs on inputs of exactly the graph's input types (InvalidArgument
+  // otherwise); one output per graph output.
+  absl::StatusOr<std::vector<HostTensor>> Run(absl::Span<const HostTensor> inputs) const;
+
+  const std::vector<PassApplication>& pass_log() const { return report_.pass_log; }
+  int64_t requested_applications() const { return report_.requested_applications; }
+  const std::vector<FusionGroupSummary>& fusion_groups() const { return report_.fusion_groups; }
+  const PhaseTimings& timings() const { return report_.timings; }
+  const Graph& optimized_graph() const { return report_.optimized_graph; }
+  int num_kernels() const { return report_.num_kernels; }
+  // The backend's own program, for backend-specific tools (e.g. the CUDA
+  // backend's device-side timing, compiler/cuda/cuda_backend.h).
+  const CompiledProgram& program() const { return *program_; }
+
+ private:
+  std::vector<TensorType> input_types_;
+  std::unique_ptr<const CompiledProgram> program_;
+  CompileReport report_;
+};
+
+}  // namespace rk::compiler
+
+#endif  // REPROKIT_COMPILER_BACKEND_EXECUTABLE_H_

@@ -1,0 +1,88 @@
+// Kernel IR -> LLVM IR for the NVPTX backend: one `.entry` per kernel taking
+// its buffers (reads and writes, sorted) as global pointers and the run
+// counter, with the GPU mapping kernel_shape.h chooses (two entries for a row
+// reduction split in two passes, split_rows.h, which also take the scratch
+// buffer). Values come from the
+// x86 backend's ValueEmitter, so both backends compute the same thing (f16 and
+// bf16 stored as i16 and computed in f32 unless low_precision). Math calls
+// (expf, erf, ...) are left as declarations for ptx_compiler.cc to bind to
+// libdevice; the float->int wrap helper is defined here.
+//
+// Tested by compiler/cuda/codegen/ptx_compiler_test.cc.
+#ifndef REPROKIT_COMPILER_CUDA_CODEGEN_NVPTX_EMITTER_H_
+#define REPROKIT_COMPILER_CUDA_CODEGEN_NVPTX_EMITTER_H_
+
+#include <array>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "compiler/cuda/planning/kernel_shape.h"
+#include "compiler/kernel/kernel_ir.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+
+namespace rk::compiler::cuda {
+
+struct GpuOptions {
+  std::string arch = "sm_90";
+  bool fast_math = false;
+  bool low_precision = false;
+  int opt_level = 2;
+  // Threads compiling a program's modules, a module each (ptx_compiler.h);
+  // 0: CompileThreads (base/parallel_for.h); 1: one module.
+  int compile_threads = 0;
+};
+
+// How the runtime launches one kernel.
+struct KernelLaunch {
+  std::string entry;  // PTX entry name
+  KernelForm form = KernelForm::kGridStride;
+  int64_t work = 1;   // grid-stride points, rows, or matmul batch
+  std::array<uint32_t, 3> block{1, 1, 1};
+  // Zero grid x: chosen at launch from the work and the device's SM count.
+  std::array<uint32_t, 3> grid{0, 1, 1};
+  // Row reductions: rows a block runs at once (warp_rows.h: a warp each), or
+  // 1 for a block per row.
+  int rows_per_block = 1;
+  std::vector<int32_t> buffers;  // program buffers, in parameter order
+  // > 0: the entry takes the program's scratch buffer (at least this many
+  // bytes) right after `buffers`: a split row reduction's partials
+  // (split_rows.h).
+  int64_t scratch_bytes = 0;
+  int module = 0;  // index of the PTX module holding the entry (ptx_compiler.h)
+};
+
+inline constexpr int kGridStrideThreads = 256;
+// Grid-stride kernels unroll at most this many value operations (kernel IR
+// kOp and kCast expressions times points) a thread.
+inline constexpr int64_t kMaxUnrolledOps = 256;
+inline constexpr int kMatmulTile = 64;  // output tile edge; 16x16 threads, 4x4 each
+inline constexpr int kMatmulTileK = 16;
+
+// What the GPU emits for a program: its own copy with cheap elementwise
+// producers recomputed in their consumers (inline_producers.h), each
+// kernel's shape, and the units of emission in launch order: a row group
+// (row_group.h) or one kernel, each one or two entries. Shapes point into
+// `program`, so a plan is neither copied nor moved.
+struct NvptxPlan {
+  kernel::Program program;
+  std::vector<KernelShape> shapes;
+  std::vector<std::vector<int>> units;  // kernel indices
+};
+
+absl::StatusOr<std::unique_ptr<NvptxPlan>> PlanNvptx(const kernel::Program& program);
+
+// Emits units [first_unit, end_unit) of `plan` into one module, appending
+// their launches. Reads the plan only, so modules of one plan can be emitted
+// on several threads (each with its own context).
+absl::StatusOr<std::unique_ptr<llvm::Module>> EmitNvptxModule(const NvptxPlan& plan,
+                                                              size_t first_unit, size_t end_unit,
+                                                              const GpuOptions& options,
+                                                              llvm::LLVMContext& context,
+                                                              std::vector<KernelLaunch>& launches);
+
+}  // namespace rk::compiler::cuda
+
+#endif  // REPROKIT_COMPILER_CUDA_CODEGEN_NVPTX_EMITTER_H_

@@ -1,0 +1,52 @@
+// Kernel IR -> PTX through LLVM's NVPTX backend, with no GPU needed:
+// nvptx_emitter.h builds the module, math calls bind to libdevice (linked
+// lazily, only the functions used), everything but the entries is
+// internalized, LLVM's O2 pipeline runs for the NVPTX TargetMachine
+// (NVVMReflect included), and the backend prints PTX for options.arch.
+//
+// libdevice.10.bc is looked up in $REPROKIT_LIBDEVICE, next to the running
+// binary, under $CUDA_PATH/nvvm/libdevice and /usr/local/cuda/nvvm/libdevice;
+// a program using transcendental math without it is FailedPrecondition.
+//
+// Tested by compiler/cuda/codegen/ptx_compiler_test.cc (no GPU needed).
+#ifndef REPROKIT_COMPILER_CUDA_CODEGEN_PTX_COMPILER_H_
+#define REPROKIT_COMPILER_CUDA_CODEGEN_PTX_COMPILER_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "compiler/cuda/codegen/nvptx_emitter.h"
+#include "compiler/kernel/kernel_ir.h"
+
+namespace rk::compiler::cuda {
+
+struct PtxProgram {
+  // The units of emission (row groups or kernels, nvptx_emitter.h) in
+  // consecutive runs, a module a compile thread (GpuOptions::compile_threads,
+  // else CompileThreads in base/parallel_for.h: up to 8), or one
+  // module for all when LLVM text is kept (dumps). The driver loads them on
+  // as many threads.
+  std::vector<std::string> modules;
+  std::string ptx;                     // all modules, in order (for dumps and tests)
+  std::vector<KernelLaunch> launches;  // in launch order (a row group is one, a split row two)
+  std::string llvm_before_opt;         // filled when asked for
+  std::string llvm_after_opt;
+  // Per phase, summed over modules (thread time; modules overlap in wall time).
+  double emit_ms = 0;      // planning + kernel IR -> LLVM IR
+  double optimize_ms = 0;  // libdevice link + O2
+  double codegen_ms = 0;   // NVPTX instruction selection and printing
+  double wall_ms = 0;      // all of CompileToPtx
+  int threads = 1;         // threads the modules compiled on
+};
+
+absl::StatusOr<PtxProgram> CompileToPtx(const kernel::Program& program, const GpuOptions& options,
+                                        bool keep_llvm_text = false);
+
+// One line per launch: entry, form, block, grid, work, buffers, scratch bytes
+// when it takes the scratch buffer (for dumps).
+std::string PrintLaunches(const std::vector<KernelLaunch>& launches);
+
+}  // namespace rk::compiler::cuda
+
+#endif  // REPROKIT_COMPILER_CUDA_CODEGEN_PTX_COMPILER_H_

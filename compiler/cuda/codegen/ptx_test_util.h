@@ -1,0 +1,37 @@
+// Test helpers: graph text -> optimized graph -> fusion -> kernel IR, the
+// same phases Compile runs before a backend, then PTX, so generated code can
+// be checked without a GPU.
+#ifndef REPROKIT_COMPILER_CUDA_CODEGEN_PTX_TEST_UTIL_H_
+#define REPROKIT_COMPILER_CUDA_CODEGEN_PTX_TEST_UTIL_H_
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "compiler/cuda/codegen/ptx_compiler.h"
+#include "compiler/kernel/kernel_ir.h"
+#include "compiler/options/compile_options.h"
+
+namespace rk::compiler::cuda {
+
+absl::StatusOr<kernel::Program> LowerToKernelIr(const std::string& graph_text,
+                                                const CompileOptions& options = {});
+
+// The PTX of graph_text; a failure, or an unresolved (.extern) call in the
+// module, fails the calling test and returns an empty program.
+// options.fast_math and low_precision carry over to the GPU options.
+PtxProgram Ptx(const std::string& graph_text, const CompileOptions& options = {},
+               GpuOptions gpu = {});
+
+// "graph @g(%x: type) { %y = op(%x) : type ... }"
+std::string Unary(const std::string& op, const std::string& type);
+
+// Occurrences of `what` in `text`.
+int Count(const std::string& text, const std::string& what);
+
+// The PTX of entry `name`, from its `.entry` line to its closing brace
+// (empty when there is none).
+std::string EntryText(const std::string& ptx, const std::string& name);
+
+}  // namespace rk::compiler::cuda
+
+#endif  // REPROKIT_COMPILER_CUDA_CODEGEN_PTX_TEST_UTIL_H_

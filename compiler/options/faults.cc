@@ -1,0 +1,168 @@
+#include "compiler/options/faults.h"
+
+#include <csignal>
+#include <cstdlib>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace rk::compiler {
+namespace {
+
+constexpr FaultKind kAllKinds[] = {
+    FaultKind::kAccuracy,     FaultKind::kCompileError,     FaultKind::kCrash,
+    FaultKind::kAbort,        FaultKind::kHang,             FaultKind::kRuntimeCrash,
+    FaultKind::kNondeterministic, FaultKind::kDropLast,     FaultKind::kWrongIndex,
+};
+
+constexpr FaultKind kProcessKinds[] = {FaultKind::kCompileError, FaultKind::kCrash,
+                                       FaultKind::kAbort, FaultKind::kHang};
+
+// Passes a fault may target: those that number their rewrites (required
+// lowering never asks PassContext::ShouldApply, so a fault on it could not fire).
+std::vector<std::string> FaultablePasses() {
+  std::vector<std::string> names;
+#define GRAPH_PASS(stem, function, optional) \
+  if (optional) names.push_back(#stem);
+#define LATE_PASS(stem) names.push_back(#stem);
+#include "compiler/options/passes.def"
+#undef GRAPH_PASS
+#undef LATE_PASS
+  return names;
+}
+
+bool IsFaultablePass(std::string_view target) {
+  for (const std::string& name : FaultablePasses()) {
+    if (name == target) return true;
+  }
+  return false;
+}
+
+// Ops that reach code generation: not graph inputs, and not composites, which
+// the decompose pass lowers before any fault could see them.
+bool IsFaultableOp(Op op) { return op != Op::kInput && GetOpKind(op) != OpKind::kComposite; }
+
+std::vector<FaultKind> ValidKinds(std::string_view target) {
+  std::vector<FaultKind> kinds;
+  if (std::optional<Op> op = ParseOp(target); op.has_value() && IsFaultableOp(*op)) {
+    for (FaultKind kind : kAllKinds) {
+      if (kind == FaultKind::kWrongIndex) continue;
+      if (kind == FaultKind::kDropLast && *op != Op::kReduceSum) continue;
+      kinds.push_back(kind);
+    }
+  } else if (IsFaultablePass(target)) {
+    kinds.assign(std::begin(kProcessKinds), std::end(kProcessKinds));
+    if (target == "fuse") kinds.push_back(FaultKind::kWrongIndex);
+  }
+  return kinds;
+}
+
+std::string ValidTargets() {
+  std::vector<std::string> targets;
+  for (Op op : kAllOps) {
+    if (IsFaultableOp(op)) targets.emplace_back(OpName(op));
+  }
+  for (const std::string& pass : FaultablePasses()) targets.push_back(pass);
+  return absl::StrJoin(targets, ", ");
+}
+
+std::string KindList(const std::vector<FaultKind>& kinds) {
+  return absl::StrJoin(kinds, ", ", [](std::string* out, FaultKind kind) {
+    out->append(std::string(FaultKindName(kind)));
+  });
+}
+
+absl::StatusOr<Fault> ParseOne(const std::string& spec) {
+  size_t colon = spec.find(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == spec.size()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("fault '", spec, "': expected <op-or-pass>:<kind>, e.g. relu:accuracy"));
+  }
+  std::string target = spec.substr(0, colon);
+  std::string kind_text = spec.substr(colon + 1);
+  std::vector<FaultKind> valid = ValidKinds(target);
+  if (valid.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat("fault '", spec, "': unknown target '",
+                                                   target, "'; valid targets: ", ValidTargets()));
+  }
+  for (FaultKind kind : valid) {
+    if (FaultKindName(kind) == kind_text) return Fault{target, kind};
+  }
+  return absl::InvalidArgumentError(absl::StrCat("fault '", spec, "': kind '", kind_text,
+                                                 "' does not apply to '", target,
+                                                 "'; valid kinds: ", KindList(valid)));
+}
+
+[[noreturn]] void CrashWithSegfault() {
+  // The pointer itself is volatile so the compiler cannot prove it null and
+  // turn the store into a trap instruction: the process gets a real SIGSEGV.
+  int* volatile target = nullptr;
+  *target = 1;
+  std::raise(SIGSEGV);
+  std::abort();
+}
+
+[[noreturn]] void HangForever() {
+  while (true) {
+    asm volatile("" ::: "memory");
+  }
+}
+
+}  // namespace
+
+std::string_view FaultKindName(FaultKind kind) {
+  switch (kind) {
+    case FaultKind::kAccuracy: return "accuracy";
+    case FaultKind::kCompileError: return "compile_error";
+    case FaultKind::kCrash: return "crash";
+    case FaultKind::kAbort: return "abort";
+    case FaultKind::kHang: return "hang";
+    case FaultKind::kRuntimeCrash: return "runtime_crash";
+    case FaultKind::kNondeterministic: return "nondeterministic";
+    case FaultKind::kDropLast: return "drop_last";
+    case FaultKind::kWrongIndex: return "wrong_index";
+  }
+  return "unknown";
+}
+
+absl::StatusOr<FaultSet> FaultSet::Parse(absl::Span<const std::string> specs) {
+  FaultSet set;
+  for (const std::string& spec : specs) {
+    absl::StatusOr<Fault> fault = ParseOne(spec);
+    if (!fault.ok()) return fault.status();
+    if (!set.Has(fault->target, fault->kind)) set.faults_.push_back(*std::move(fault));
+  }
+  return set;
+}
+
+bool FaultSet::Has(std::string_view target, FaultKind kind) const {
+  for (const Fault& fault : faults_) {
+    if (fault.kind == kind && fault.target == target) return true;
+  }
+  return false;
+}
+
+bool FaultSet::Has(Op op, FaultKind kind) const { return Has(OpName(op), kind); }
+
+absl::Status FaultSet::FireCompileTimeFaults(std::string_view target) const {
+  for (const Fault& fault : faults_) {
+    if (fault.target != target) continue;
+    switch (fault.kind) {
+      case FaultKind::kCompileError:
+        return absl::InternalError(absl::StrCat("injected fault: ", fault.target, ":",
+                                                std::string(FaultKindName(fault.kind))));
+      case FaultKind::kCrash:
+        CrashWithSegfault();
+      case FaultKind::kAbort:
+        std::abort();
+      case FaultKind::kHang:
+        HangForever();
+      default:
+        break;
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace rk::compiler

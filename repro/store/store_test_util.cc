@@ -1,0 +1,59 @@
+#include "repro/store/store_test_util.h"
+
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "absl/base/internal/raw_logging.h"
+
+namespace rk::repro {
+
+std::string MakeTestDir(const std::string& name) {
+  const char* base = std::getenv("TEST_TMPDIR");
+  std::string pattern = std::string(base != nullptr ? base : "/tmp") + "/" + name + ".XXXXXX";
+  if (::mkdtemp(pattern.data()) == nullptr) ABSL_RAW_LOG(FATAL, "mkdtemp %s", pattern.c_str());
+  return pattern;
+}
+
+std::string RandomBytes(size_t size, uint64_t seed) {
+  std::mt19937_64 random(seed);
+  std::string bytes(size, '\0');
+  for (size_t i = 0; i < size; i += 8) {
+    uint64_t v = random();
+    std::memcpy(bytes.data() + i, &v, std::min<size_t>(8, size - i));
+  }
+  return bytes;
+}
+
+std::string SmoothFloats(size_t count, uint64_t seed) {
+  std::string bytes(count * sizeof(float), '\0');
+  double phase = static_cast<double>(seed % 1000) / 10.0;
+  for (size_t i = 0; i < count; ++i) {
+    float v = static_cast<float>(std::sin(phase + i * 1e-3) * 3.0 + i * 1e-6);
+    std::memcpy(bytes.data() + i * sizeof(float), &v, sizeof(float));
+  }
+  return bytes;
+}
+
+std::string ReadFileOrDie(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in.is_open()) ABSL_RAW_LOG(FATAL, "cannot read %s", path.c_str());
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+void WriteFileOrDie(const std::string& path, const std::string& bytes) {
+  ::chmod(path.c_str(), 0644);  // store objects are read-only
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), bytes.size());
+  if (!out.good()) ABSL_RAW_LOG(FATAL, "cannot write %s", path.c_str());
+}
+
+}  // namespace rk::repro
