@@ -46,6 +46,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_replace.h"
+#include "base/json.h"
 #include "base/subprocess.h"
 #include "compiler/cuda/cuda_backend.h"
 #include "compiler/cuda/runtime/cuda_driver.h"
@@ -241,11 +242,16 @@ int FirstCompile(bool quick, int index) {
   return 0;
 }
 
-// The value of "key": NUMBER in a JSON line (-1 when absent).
+// The number at `key` in a JSON line, or in its "phases" object (-1 when absent).
 double JsonNumber(const std::string& line, const std::string& key) {
-  const size_t at = line.find("\"" + key + "\": ");
-  if (at == std::string::npos) return -1;
-  return std::atof(line.c_str() + at + key.size() + 4);
+  absl::StatusOr<rk::Json> json = rk::ParseJson(line);
+  if (!json.ok()) return -1;
+  const rk::Json* value = json->Find(key);
+  // The compile phases sit in the "phases" object.
+  if (const rk::Json* phases = json->Find("phases"); value == nullptr && phases != nullptr) {
+    value = phases->Find(key);
+  }
+  return value != nullptr && value->is_number() ? value->double_value() : -1;
 }
 
 // One --first-compile child with an empty driver JIT cache: its JSON line,

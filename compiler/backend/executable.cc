@@ -1,16 +1,27 @@
 #include "compiler/backend/executable.h"
 
-#include "absl/strings/str_format.h"
+#include <cmath>
+#include <utility>
+
+#include "base/json.h"
 
 namespace rk::compiler {
 
 std::string PhaseTimings::ToJson() const {
-  return absl::StrFormat(
-      "{\"passes_ms\": %.3f, \"fusion_ms\": %.3f, \"kernel_ir_ms\": %.3f, \"llvm_ir_ms\": %.3f, "
-      "\"optimize_ms\": %.3f, \"jit_ms\": %.3f, \"codegen_ms\": %.3f, \"link_ms\": %.3f, "
-      "\"cached_kernels\": %d, \"total_ms\": %.3f}",
-      passes_ms, fusion_ms, kernel_ir_ms, llvm_ir_ms, optimize_ms, jit_ms, codegen_ms, link_ms,
-      cached_kernels, total_ms());
+  Json json = Json::MakeObject();
+  for (const auto& [key, ms] : {std::pair<const char*, double>{"passes_ms", passes_ms},
+                                {"fusion_ms", fusion_ms},
+                                {"kernel_ir_ms", kernel_ir_ms},
+                                {"llvm_ir_ms", llvm_ir_ms},
+                                {"optimize_ms", optimize_ms},
+                                {"jit_ms", jit_ms},
+                                {"codegen_ms", codegen_ms},
+                                {"link_ms", link_ms}}) {
+    json.Set(key, Json(std::round(ms * 1000) / 1000));  // microseconds are noise
+  }
+  json.Set("cached_kernels", Json(cached_kernels));
+  json.Set("total_ms", Json(std::round(total_ms() * 1000) / 1000));
+  return json.Dump();
 }
 
 Executable::Executable(std::vector<TensorType> input_types,

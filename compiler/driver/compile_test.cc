@@ -3,9 +3,11 @@
 #include "compiler/driver/compile.h"
 
 #include <cmath>
+#include <memory>
 #include <fstream>
 
 #include "absl/strings/str_cat.h"
+#include "compiler/cuda/cuda_backend.h"
 #include "compiler/ir/parser.h"
 #include "compiler/reference/interpreter.h"
 #include "gtest/gtest.h"
@@ -111,6 +113,93 @@ TEST(CompileTest, CudaWithoutAGpuIsUnavailable) {
   if (!exe.ok()) {
     EXPECT_EQ(exe.status().code(), absl::StatusCode::kUnavailable) << exe.status();
   }
+}
+
+TEST(CompileTest, FindBackendNamesTheBuiltinOnes) {
+  for (const char* device : {"cpu", "cuda"}) {
+    absl::StatusOr<const Backend*> backend = FindBackend(device);
+    ASSERT_TRUE(backend.ok()) << backend.status();
+    EXPECT_EQ((*backend)->name(), device);
+  }
+  absl::StatusOr<const Backend*> unknown = FindBackend("tpu");
+  EXPECT_EQ(unknown.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(unknown.status().message().find("'tpu' (known: cpu, cuda)"), std::string::npos)
+      << unknown.status();
+}
+
+TEST(CompileTest, BadOptionsAreReportedBeforeAnUnknownDevice) {
+  absl::StatusOr<Graph> graph = Parse("graph @g(%x: f32[4]) {\n  return %x\n}");
+  ASSERT_TRUE(graph.ok());
+  CompileOptions options;
+  options.device = "tpu";
+  options.faults = {"relu:no_such_kind"};
+  absl::StatusOr<Executable> exe = Compile(*graph, options);
+  EXPECT_EQ(exe.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(exe.status().message().find("unknown device"), std::string::npos) << exe.status();
+}
+
+TEST(CompileTest, CpuExecutablesHaveNoCudaProgram) {
+  absl::StatusOr<Graph> graph = Parse(R"(graph @g(%x: f32[4]) {
+    %r = relu(%x) : f32[4]
+    return %r
+  })");
+  ASSERT_TRUE(graph.ok());
+  absl::StatusOr<Executable> exe = Compile(*graph, CompileOptions{});
+  ASSERT_TRUE(exe.ok()) << exe.status();
+  EXPECT_EQ(cuda::AsCudaProgram(*exe), nullptr);
+}
+
+// A backend outside the compiler: the reference interpreter behind the
+// Backend interface. Shows the seam needs nothing but a graph, options and
+// an Executable, and that Executable::Run checks nothing the program does not.
+class InterpreterProgram final : public CompiledProgram {
+ public:
+  explicit InterpreterProgram(Graph graph) : graph_(std::move(graph)) {}
+  absl::StatusOr<std::vector<HostTensor>> Run(
+      absl::Span<const TensorType>, absl::Span<const HostTensor> inputs) const override {
+    absl::StatusOr<EvalResult> result = Evaluate(graph_, inputs);
+    if (!result.ok()) return result.status();
+    return std::move(result->outputs);
+  }
+
+ private:
+  Graph graph_;
+};
+
+class InterpreterBackend final : public Backend {
+ public:
+  std::string_view name() const override { return "interpreter"; }
+  absl::StatusOr<Executable> Compile(const Graph& graph,
+                                     const CompileOptions&) const override {
+    std::vector<TensorType> input_types;
+    for (NodeId id : graph.inputs()) input_types.push_back(graph.type(id));
+    CompileReport report;
+    report.optimized_graph = graph;
+    return Executable(std::move(input_types), std::make_unique<InterpreterProgram>(graph),
+                      std::move(report));
+  }
+};
+
+TEST(CompileTest, AnotherBackendPlugsInThroughTheInterface) {
+  absl::StatusOr<Graph> graph = Parse(R"(graph @g(%x: f32[8,16]) {
+    %e = exp(%x) : f32[8,16]
+    %s = reduce_sum(%e) {axes=[1], keepdim=true} : f32[8,1]
+    %y = div(%e, %s) : f32[8,16]
+    return %y
+  })");
+  ASSERT_TRUE(graph.ok());
+  const InterpreterBackend other;
+  const Backend& backend = other;
+  absl::StatusOr<Executable> theirs = backend.Compile(*graph, CompileOptions{});
+  absl::StatusOr<Executable> ours = Compile(*graph, CompileOptions{});
+  ASSERT_TRUE(theirs.ok() && ours.ok());
+  EXPECT_TRUE(theirs->pass_log().empty());
+  EXPECT_EQ(theirs->num_kernels(), 0);
+  const std::vector<HostTensor> inputs = SeededInputs(*graph, 3);
+  absl::StatusOr<std::vector<HostTensor>> a = theirs->Run(inputs);
+  absl::StatusOr<std::vector<HostTensor>> b = ours->Run(inputs);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_LT(MaxRelError((*b)[0], (*a)[0], 1e-6), 1e-5);
 }
 
 }  // namespace

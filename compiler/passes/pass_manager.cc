@@ -4,11 +4,11 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "base/file_util.h"
 #include "compiler/ir/printer.h"
 #include "compiler/ir/verifier.h"
 #include "compiler/passes/algebraic_simplify.h"
@@ -31,14 +31,7 @@ absl::Status WriteDump(const std::string& dump_dir, const std::string& file_name
     return absl::FailedPreconditionError(
         absl::StrCat("cannot create dump directory ", dir.string(), ": ", error.message()));
   }
-  const std::filesystem::path path = dir / file_name;
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << PrintInline(graph);
-  out.close();
-  if (!out) {
-    return absl::FailedPreconditionError(absl::StrCat("cannot write dump file ", path.string()));
-  }
-  return absl::OkStatus();
+  return WriteStringToFile((dir / file_name).string(), PrintInline(graph));
 }
 
 // Runs one pipeline pass with verification, timing and dumping around it.

@@ -2,12 +2,11 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <map>
-#include <sstream>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "base/file_util.h"
 #include "compiler/driver/compile.h"
 #include "compiler/ir/printer.h"
 #include "repro/bisect/line_diff.h"
@@ -55,25 +54,10 @@ class CapSearch {
   std::map<int64_t, Verdict> verdicts_;
 };
 
-std::string ReadFileOr(const fs::path& path, const std::string& fallback) {
-  std::ifstream in(path);
-  if (!in) return fallback;
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-absl::Status WriteText(const fs::path& path, const std::string& text) {
-  std::ofstream out(path);
-  out << text;
-  if (!out) return absl::InternalError(absl::StrCat("cannot write ", path.string()));
-  return absl::OkStatus();
-}
-
 // The graph a dump ends with: the optimized graph, or, when the compile
 // failed before it, the last graph the pass manager wrote.
 std::string FinalGraphText(const fs::path& dir) {
-  if (fs::exists(dir / "optimized.rk")) return ReadFileOr(dir / "optimized.rk", "");
+  if (fs::exists(dir / "optimized.rk")) return ReadFileToString((dir / "optimized.rk").string()).value_or("");
   std::vector<fs::path> passes;
   std::error_code error;
   for (const fs::directory_entry& e : fs::directory_iterator(dir / "passes", error)) {
@@ -81,7 +65,7 @@ std::string FinalGraphText(const fs::path& dir) {
   }
   if (passes.empty()) return "";
   std::sort(passes.begin(), passes.end());
-  return ReadFileOr(passes.back(), "");
+  return ReadFileToString((passes.back()).string()).value_or("");
 }
 
 // Compiles `cap` with dump_dir set; the options are chosen so the compile is
@@ -98,7 +82,7 @@ absl::Status DumpCap(const BisectTarget& target, int64_t cap, const Verdict& ver
     if (target.options.faults.empty()) {
       result.notes.push_back(absl::StrFormat(
           "cap %d is a %s: not compiled in this process, no dump for it", cap, kind));
-      return WriteText(dir / "status.txt", VerdictLabel(verdict) + "\n");
+      return WriteStringToFile((dir / "status.txt").string(), VerdictLabel(verdict) + "\n");
     }
     options = WithoutFaults(options);
     result.notes.push_back(
@@ -109,8 +93,8 @@ absl::Status DumpCap(const BisectTarget& target, int64_t cap, const Verdict& ver
   absl::StatusOr<compiler::Executable> exe = compiler::Compile(target.graph, options);
   std::string status_line = VerdictLabel(verdict);
   if (exe.ok()) {
-    if (absl::Status s = WriteText(dir / "optimized.rk",
-                                   compiler::PrintInline(exe->optimized_graph()));
+    if (absl::Status s = WriteStringToFile((dir / "optimized.rk").string(),
+                                           compiler::PrintInline(exe->optimized_graph()));
         !s.ok()) {
       return s;
     }
@@ -118,11 +102,11 @@ absl::Status DumpCap(const BisectTarget& target, int64_t cap, const Verdict& ver
     for (const compiler::PassApplication& a : exe->pass_log()) {
       absl::StrAppendFormat(&log, "#%d %s: %s\n", a.number, a.pass, a.detail);
     }
-    if (absl::Status s = WriteText(dir / "pass_log.txt", log); !s.ok()) return s;
+    if (absl::Status s = WriteStringToFile((dir / "pass_log.txt").string(), log); !s.ok()) return s;
   } else {
     absl::StrAppend(&status_line, "\ncompile: ", exe.status().ToString());
   }
-  return WriteText(dir / "status.txt", status_line + "\n");
+  return WriteStringToFile((dir / "status.txt").string(), status_line + "\n");
 }
 
 absl::Status WriteDumpsAndDiff(const BisectTarget& target, int64_t k, const Verdict& good,
@@ -135,9 +119,9 @@ absl::Status WriteDumpsAndDiff(const BisectTarget& target, int64_t k, const Verd
   std::string all;
   for (const char* file : kDiffedFiles) {
     const std::string a = file == std::string("optimized.rk") ? FinalGraphText(root / good_name)
-                                                              : ReadFileOr(root / good_name / file, "");
+                                                              : ReadFileToString((root / good_name / file).string()).value_or("");
     const std::string b = file == std::string("optimized.rk") ? FinalGraphText(root / bad_name)
-                                                              : ReadFileOr(root / bad_name / file, "");
+                                                              : ReadFileToString((root / bad_name / file).string()).value_or("");
     DumpDiff d;
     d.file = file;
     LineDiffStats stats;
@@ -148,7 +132,7 @@ absl::Status WriteDumpsAndDiff(const BisectTarget& target, int64_t k, const Verd
     result.diffs.push_back(std::move(d));
   }
   result.dump_dir = dump_dir;
-  return WriteText(root / "diff.txt", all);
+  return WriteStringToFile((root / "diff.txt").string(), all);
 }
 
 // Step 1: N and the log of an uncapped compile, when compiling here is safe.

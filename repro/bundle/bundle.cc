@@ -7,13 +7,12 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <random>
-#include <sstream>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "base/file_util.h"
 #include "base/sha256.h"
 #include "compiler/ir/canonical_hash.h"
 #include "compiler/ir/dtype.h"
@@ -80,28 +79,6 @@ class StoreResolver : public compiler::BlobResolver {
  private:
   Store& store_;
 };
-
-absl::Status WriteTextFile(const fs::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(text.data(), static_cast<std::streamsize>(text.size()));
-  out.close();
-  if (!out) {
-    return absl::InternalError(
-        absl::StrCat("cannot write ", path.string(), ": ", std::strerror(errno)));
-  }
-  return absl::OkStatus();
-}
-
-absl::StatusOr<std::string> ReadTextFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return absl::NotFoundError(absl::StrCat("cannot read ", path.string(), ": ",
-                                            std::strerror(errno)));
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 // Checks that the declared inputs are the graph's signature.
 absl::Status CheckInputsMatchGraph(const compiler::Graph& graph,
@@ -175,7 +152,7 @@ absl::Status WriteContents(const Bundle& in, const std::vector<HostTensor>& valu
   print_options.sink = &sink;
   absl::StatusOr<std::string> text = compiler::Print(in.graph, print_options);
   if (!text.ok()) return text.status();
-  if (absl::Status s = WriteTextFile(temp / kBundleGraphFile, *text); !s.ok()) return s;
+  if (absl::Status s = WriteStringToFile((temp / kBundleGraphFile).string(), *text); !s.ok()) return s;
 
   Bundle bundle = in;
   for (size_t i = 0; i < bundle.inputs.size(); ++i) {
@@ -193,8 +170,8 @@ absl::Status WriteContents(const Bundle& in, const std::vector<HostTensor>& valu
   }
   std::string hash = BundleHash(bundle);
   std::string json = BundleToJson(bundle, hash).DumpPretty() + "\n";
-  if (absl::Status s = WriteTextFile(temp / kBundleJsonFile, json); !s.ok()) return s;
-  return WriteTextFile(temp / kBundleReadmeFile, RenderBundleReadme(bundle, hash));
+  if (absl::Status s = WriteStringToFile((temp / kBundleJsonFile).string(), json); !s.ok()) return s;
+  return WriteStringToFile((temp / kBundleReadmeFile).string(), RenderBundleReadme(bundle, hash));
 }
 
 absl::Status CheckValues(const Bundle& bundle, const std::vector<HostTensor>& values) {
@@ -252,7 +229,7 @@ absl::StatusOr<HostTensor> LoadInput(Store& store, const BundleInput& input, int
 }  // namespace
 
 bool IsBundleDir(const std::string& dir) {
-  absl::StatusOr<std::string> text = ReadTextFile(fs::path(dir) / kBundleJsonFile);
+  absl::StatusOr<std::string> text = ReadFileToString((fs::path(dir) / kBundleJsonFile).string());
   if (!text.ok()) return false;
   absl::StatusOr<Json> json = ParseJson(*text);
   if (!json.ok()) return false;
@@ -326,7 +303,7 @@ absl::StatusOr<LoadedBundle> LoadBundle(const std::string& dir_text) {
     return absl::NotFoundError(absl::StrCat(dir_text, ": no such bundle directory"));
   }
   fs::path json_path = dir / kBundleJsonFile;
-  absl::StatusOr<std::string> json_text = ReadTextFile(json_path);
+  absl::StatusOr<std::string> json_text = ReadFileToString((json_path).string());
   if (!json_text.ok()) {
     return absl::NotFoundError(absl::StrCat(json_path.string(), ": missing (not a bundle?)"));
   }

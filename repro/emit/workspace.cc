@@ -2,24 +2,17 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <iterator>
 #include <regex>
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "base/file_util.h"
 
 namespace rk::repro {
 namespace {
 
 namespace fs = std::filesystem;
-
-bool ReadText(const fs::path& path, std::string* text) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  text->assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  return true;
-}
 
 bool HasDefs(const fs::path& root) {
   std::error_code ec;
@@ -44,14 +37,6 @@ std::string StringArg(const std::string& call, const std::string& key) {
   return std::regex_search(call, m, arg) ? m[1].str() : "";
 }
 
-absl::Status WriteText(const fs::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.close();
-  if (!out) return absl::InternalError(absl::StrCat(path.string(), ": cannot write"));
-  return absl::OkStatus();
-}
-
 }  // namespace
 
 absl::StatusOr<WorkspaceInfo> DetectWorkspace(const std::string& dir) {
@@ -72,10 +57,9 @@ absl::StatusOr<WorkspaceInfo> DetectWorkspace(const std::string& dir) {
     info.kind = WorkspaceKind::kMissing;
     return info;
   }
-  std::string text;
-  if (!ReadText(info.workspace_file, &text)) {
-    return absl::PermissionDeniedError(absl::StrCat(info.workspace_file, ": cannot read"));
-  }
+  absl::StatusOr<std::string> read = ReadFileToString(info.workspace_file);
+  if (!read.ok()) return read.status();
+  const std::string& text = *read;
   static const std::regex* const kOwnName =
       new std::regex(R"(workspace\s*\(\s*name\s*=\s*"reprokit\")");
   if (std::regex_search(text, *kOwnName) && HasDefs(info.root)) {
@@ -135,11 +119,11 @@ absl::Status CreateWorkspace(const std::string& dir, const std::string& reprokit
   if (fs::exists(workspace, ec) || fs::exists(fs::path(dir) / "WORKSPACE.bazel", ec)) {
     return absl::FailedPreconditionError(absl::StrCat(dir, ": already has a WORKSPACE"));
   }
-  if (absl::Status s = WriteText(workspace, FreshWorkspaceText(reprokit_root, name)); !s.ok()) {
+  if (absl::Status s = WriteStringToFile(workspace.string(), FreshWorkspaceText(reprokit_root, name)); !s.ok()) {
     return s;
   }
   const fs::path bazelrc = fs::path(dir) / ".bazelrc";
-  if (!fs::exists(bazelrc, ec)) return WriteText(bazelrc, FreshBazelrcText());
+  if (!fs::exists(bazelrc, ec)) return WriteStringToFile(bazelrc.string(), FreshBazelrcText());
   return absl::OkStatus();
 }
 
@@ -149,10 +133,11 @@ absl::StatusOr<bool> InstallPrebuiltRunner(const WorkspaceInfo& workspace,
     return absl::InvalidArgumentError(
         "a prebuilt runner is for workspaces that pull reprokit in as a local_repository");
   }
-  std::string bytes;
-  if (!ReadText(shared_library, &bytes) || bytes.empty()) {
+  absl::StatusOr<std::string> read = ReadFileToString(shared_library);
+  if (!read.ok() || read->empty()) {
     return absl::NotFoundError(absl::StrCat(shared_library, ": cannot read the prebuilt runner"));
   }
+  const std::string& bytes = *read;
   const fs::path dir = fs::path(workspace.root) / kPrebuiltRunnerPackage;
   const fs::path library = dir / "libreprokit_runner.so";
   const std::string build =
@@ -168,23 +153,21 @@ absl::StatusOr<bool> InstallPrebuiltRunner(const WorkspaceInfo& workspace,
   bool changed = false;
   std::error_code ec;
   fs::create_directories(dir, ec);
-  std::string old;
-  if (!ReadText(library, &old) || old != bytes) {
-    if (absl::Status s = WriteText(library, bytes); !s.ok()) return s;
-    changed = true;
-  }
-  if (!ReadText(dir / "BUILD.bazel", &old) || old != build) {
-    if (absl::Status s = WriteText(dir / "BUILD.bazel", build); !s.ok()) return s;
+  // Each file is rewritten only when its contents differ.
+  for (const auto& [path, contents] : {std::pair<fs::path, const std::string*>{library, &bytes},
+                                       {dir / "BUILD.bazel", &build}}) {
+    absl::StatusOr<std::string> old = ReadFileToString(path.string());
+    if (old.ok() && *old == *contents) continue;
+    if (absl::Status s = WriteStringToFile(path.string(), *contents); !s.ok()) return s;
     changed = true;
   }
   const fs::path bazelrc = fs::path(workspace.root) / ".bazelrc";
-  std::string rc;
-  ReadText(bazelrc, &rc);
+  std::string rc = ReadFileToString(bazelrc.string()).value_or("");
   if (rc.find(flag) == std::string::npos) {
     if (!rc.empty() && rc.back() != '\n') rc += '\n';
     absl::StrAppend(&rc, "# Link the prebuilt runner (remove to build reprokit from source).\n",
                     flag, "\n");
-    if (absl::Status s = WriteText(bazelrc, rc); !s.ok()) return s;
+    if (absl::Status s = WriteStringToFile(bazelrc.string(), rc); !s.ok()) return s;
     changed = true;
   }
   return changed;

@@ -1,13 +1,12 @@
 #include "repro/store/references.h"
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <system_error>
 
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "base/file_util.h"
 
 namespace rk::repro {
 namespace {
@@ -35,11 +34,9 @@ absl::Status ScanFile(const fs::path& path, absl::btree_set<Digest>& out) {
     return absl::OkStatus();
   }
   if (!IsReferenceFile(path)) return absl::OkStatus();
-  std::ifstream in(path, std::ios::binary);
-  if (!in.is_open()) return absl::UnknownError(absl::StrCat("cannot read ", path.string()));
-  std::ostringstream text;
-  text << in.rdbuf();
-  AddDigestsInText(text.str(), out);
+  absl::StatusOr<std::string> text = ReadFileToString(path.string());
+  if (!text.ok()) return text.status();
+  AddDigestsInText(*text, out);
   return absl::OkStatus();
 }
 

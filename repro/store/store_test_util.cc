@@ -6,11 +6,10 @@
 
 #include <cmath>
 #include <cstring>
-#include <fstream>
 #include <random>
-#include <sstream>
 
 #include "absl/base/internal/raw_logging.h"
+#include "base/file_util.h"
 
 namespace rk::repro {
 
@@ -42,18 +41,16 @@ std::string SmoothFloats(size_t count, uint64_t seed) {
 }
 
 std::string ReadFileOrDie(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in.is_open()) ABSL_RAW_LOG(FATAL, "cannot read %s", path.c_str());
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
+  absl::StatusOr<std::string> bytes = ReadFileToString(path);
+  if (!bytes.ok()) ABSL_RAW_LOG(FATAL, "%s", std::string(bytes.status().message()).c_str());
+  return *std::move(bytes);
 }
 
 void WriteFileOrDie(const std::string& path, const std::string& bytes) {
   ::chmod(path.c_str(), 0644);  // store objects are read-only
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(bytes.data(), bytes.size());
-  if (!out.good()) ABSL_RAW_LOG(FATAL, "cannot write %s", path.c_str());
+  if (absl::Status s = WriteStringToFile(path, bytes); !s.ok()) {
+    ABSL_RAW_LOG(FATAL, "%s", std::string(s.message()).c_str());
+  }
 }
 
 }  // namespace rk::repro

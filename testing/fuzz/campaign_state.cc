@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <variant>
 
 #include <unistd.h>
@@ -13,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "base/file_util.h"
 
 namespace rk::fuzz {
 
@@ -166,28 +165,6 @@ absl::Status StatsFromJson(const Json& j, CampaignStats* s) {
   return absl::OkStatus();
 }
 
-absl::Status WriteFileAtomically(const std::string& path, const std::string& contents) {
-  std::error_code ec;
-  fs::create_directories(fs::path(path).parent_path(), ec);
-  const std::string tmp = absl::StrCat(path, ".tmp.", ::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << contents;
-    if (!out.good()) return absl::PermissionDeniedError(absl::StrCat(tmp, ": cannot write"));
-  }
-  fs::rename(tmp, path, ec);
-  if (ec) return absl::PermissionDeniedError(absl::StrCat(path, ": ", ec.message()));
-  return absl::OkStatus();
-}
-
-absl::StatusOr<std::string> ReadWholeFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open"));
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
-
 absl::StatusOr<std::vector<FindingRecord>> LoadFindings(const std::string& out_dir) {
   std::vector<FindingRecord> findings;
   const fs::path dir = fs::path(out_dir) / "findings";
@@ -196,7 +173,7 @@ absl::StatusOr<std::vector<FindingRecord>> LoadFindings(const std::string& out_d
   for (const fs::directory_entry& entry : fs::directory_iterator(dir, ec)) {
     const fs::path file = entry.path() / kFindingFile;
     if (!fs::is_regular_file(file, ec)) continue;
-    absl::StatusOr<std::string> text = ReadWholeFile(file.string());
+    absl::StatusOr<std::string> text = ReadFileToString(file.string());
     if (!text.ok()) return text.status();
     absl::StatusOr<Json> json = ParseJson(*text, {.filename = file.string()});
     if (!json.ok()) return json.status();
@@ -219,7 +196,7 @@ absl::StatusOr<CampaignStats> LoadStats(const std::string& out_dir) {
   const std::string path = (fs::path(out_dir) / kStateFile).string();
   std::error_code ec;
   if (!fs::exists(path, ec)) return stats;
-  absl::StatusOr<std::string> text = ReadWholeFile(path);
+  absl::StatusOr<std::string> text = ReadFileToString(path);
   if (!text.ok()) return text.status();
   absl::StatusOr<Json> json = ParseJson(*text, {.filename = path});
   if (!json.ok()) return json.status();
@@ -233,7 +210,7 @@ absl::Status SaveStats(const std::string& out_dir, const CampaignStats& stats) {
 }
 
 absl::StatusOr<std::vector<std::string>> LoadKnownSignatures(const std::string& path) {
-  absl::StatusOr<std::string> text = ReadWholeFile(path);
+  absl::StatusOr<std::string> text = ReadFileToString(path);
   if (!text.ok()) return text.status();
   std::vector<std::string> known;
   const absl::string_view body = absl::StripLeadingAsciiWhitespace(*text);
@@ -264,7 +241,7 @@ absl::StatusOr<DoneLog> DoneLog::Open(const std::string& out_dir, int shard_inde
   std::error_code ec;
   fs::create_directories(path.parent_path(), ec);
   std::set<int64_t> done;
-  if (absl::StatusOr<std::string> text = ReadWholeFile(path.string()); text.ok()) {
+  if (absl::StatusOr<std::string> text = ReadFileToString(path.string()); text.ok()) {
     for (absl::string_view line : absl::StrSplit(*text, '\n')) {
       int64_t index = 0;
       if (absl::SimpleAtoi(line, &index)) done.insert(index);

@@ -30,9 +30,6 @@ absl::StatusOr<FindingRecord> FindingFromJson(const Json& json);
 Json StatsToJson(const CampaignStats& stats);
 absl::Status StatsFromJson(const Json& json, CampaignStats* stats);
 
-absl::Status WriteFileAtomically(const std::string& path, const std::string& contents);
-absl::StatusOr<std::string> ReadWholeFile(const std::string& path);
-
 // Every findings/*/finding.json under `out_dir`, sorted by signature.
 absl::StatusOr<std::vector<FindingRecord>> LoadFindings(const std::string& out_dir);
 absl::Status SaveFinding(const std::string& out_dir, const FindingRecord& finding);

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "base/file_util.h"
 #include "testing/fuzz/campaign_state.h"
 
 namespace rk::fuzz {
