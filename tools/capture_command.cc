@@ -1,14 +1,12 @@
 // `reprokit capture GRAPH -o BUNDLE`: compiles and runs GRAPH, judges it with
 // the oracle and writes a repro bundle (docs/BUNDLE.md) with the verdict.
 #include <cstdio>
-#include <fstream>
-#include <iterator>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/time/time.h"
+#include "base/file_util.h"
 #include "compiler/ir/parser.h"
 #include "compiler/ir/seeded_inputs.h"
 #include "compiler/options/compile_options.h"
@@ -34,18 +32,20 @@ absl::StatusOr<std::vector<compiler::HostTensor>> ReadInputs(
   }
   std::vector<compiler::HostTensor> out;
   for (size_t i = 0; i < ids.size(); ++i) {
-    std::ifstream in(files[i], std::ios::binary);
-    if (!in) return absl::NotFoundError(absl::StrCat(files[i], ": cannot read"));
-    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    absl::StatusOr<std::string> bytes = ReadFileToString(files[i]);
+    // Whatever stops the read (missing, a directory, permissions), it is bad input.
+    if (!bytes.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("--inputs: ", bytes.status().message()));
+    }
     const compiler::TensorType& type = graph.type(ids[i]);
-    if (bytes.size() != static_cast<size_t>(type.byte_size())) {
+    if (bytes->size() != static_cast<size_t>(type.byte_size())) {
       return absl::InvalidArgumentError(absl::StrCat(
-          files[i], ": ", bytes.size(), " bytes, but input %", graph.DisplayName(ids[i]), " (",
+          files[i], ": ", bytes->size(), " bytes, but input %", graph.DisplayName(ids[i]), " (",
           type.ToString(), ") needs ", type.byte_size()));
     }
     absl::StatusOr<compiler::HostTensor> t = compiler::HostTensor::FromBytes(
-        type, absl::Span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes.data()),
-                                        bytes.size()));
+        type, absl::Span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes->data()),
+                                        bytes->size()));
     if (!t.ok()) return t.status();
     out.push_back(*std::move(t));
   }
