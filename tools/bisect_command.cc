@@ -21,7 +21,6 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/time/time.h"
 #include "compiler/ir/parser.h"
 #include "compiler/ir/seeded_inputs.h"
 #include "compiler/options/compile_options.h"
@@ -32,6 +31,7 @@
 #include "repro/bundle/bundle.h"
 #include "repro/oracle/oracle.h"
 #include "tools/flags.h"
+#include "tools/oracle_flags.h"
 #include "tools/subcommand.h"
 
 namespace rk::tools {
@@ -41,18 +41,18 @@ constexpr char kName[] = "bisect";
 constexpr char kAutoDumpDir[] = "<auto>";
 
 struct BisectFlags {
-  bool passes = false, options = false, nodes = false, json = false, in_process = false;
-  std::vector<std::string> opts, good_opts;
-  std::string policy, dump_dir = kAutoDumpDir;
-  double tol = -1, timeout = 60;
+  bool passes = false, options = false, nodes = false, json = false;
+  std::vector<std::string> good_opts;
+  std::string dump_dir = kAutoDumpDir;
   int64_t seed = 0;
+  // --opt describes the failing configuration; --policy and --tol how to
+  // judge it.
+  OracleFlags oracle;
 };
 
-// The failing configuration and how the oracle should judge it.
+// The failing configuration.
 struct Input {
   repro::BisectTarget target;
-  std::string policy = "torch";
-  double tol = 0;
   // The bundle's recorded failure, when it has one.
   bool has_recorded = false;
   repro::Signature recorded;
@@ -76,7 +76,9 @@ int NothingToAttribute(const std::string& why) {
   return kExitReproduces;
 }
 
-absl::StatusOr<Input> LoadInput(const std::string& path, const BisectFlags& f) {
+// Loads the bundle or graph at `path`; a bundle's policy and tolerance
+// become the defaults of `f->oracle`.
+absl::StatusOr<Input> LoadInput(const std::string& path, const FlagSet& flags, BisectFlags* f) {
   Input in;
   if (repro::IsBundleDir(path)) {
     absl::StatusOr<repro::LoadedBundle> loaded = repro::LoadBundle(path);
@@ -87,8 +89,7 @@ absl::StatusOr<Input> LoadInput(const std::string& path, const BisectFlags& f) {
     in.target.graph = loaded->bundle.graph;
     in.target.inputs = loaded->inputs;
     in.target.options = loaded->bundle.options;
-    in.policy = loaded->bundle.policy;
-    in.tol = loaded->bundle.tol;
+    f->oracle.DefaultToRecorded(flags, loaded->bundle.policy, loaded->bundle.tol);
     if (repro::IsFailure(loaded->bundle.expected.kind)) {
       in.has_recorded = true;
       in.recorded = loaded->bundle.expected.signature;
@@ -97,11 +98,9 @@ absl::StatusOr<Input> LoadInput(const std::string& path, const BisectFlags& f) {
     absl::StatusOr<compiler::Graph> graph = compiler::ParseFile(path);
     if (!graph.ok()) return graph.status();
     in.target.graph = *std::move(graph);
-    in.target.inputs = compiler::SeededInputs(in.target.graph, static_cast<uint64_t>(f.seed));
+    in.target.inputs = compiler::SeededInputs(in.target.graph, static_cast<uint64_t>(f->seed));
   }
-  if (absl::Status s = in.target.options.Apply(f.opts); !s.ok()) return s;
-  if (!f.policy.empty()) in.policy = f.policy;
-  if (f.tol >= 0) in.tol = f.tol;
+  if (absl::Status s = f->oracle.ApplyTo(flags, &in.target.options); !s.ok()) return s;
   return in;
 }
 
@@ -150,8 +149,8 @@ int RunNodes(const Input& in, const repro::Verdict& verdict, const BisectFlags& 
                                   verdict.signature.ToString(), "; try --passes")));
   }
   repro::DivergenceOptions options;
-  options.policy = in.policy;
-  options.accuracy.tol = in.tol;
+  options.policy = f.oracle.policy;
+  options.accuracy.tol = f.oracle.tol;
   absl::StatusOr<repro::DivergenceReport> report =
       repro::AnalyzeDivergence(in.target.graph, in.target.inputs, in.target.options, options);
   if (!report.ok()) return Fail(report.status());
@@ -185,15 +184,11 @@ int RunBisect(absl::Span<const std::string> args) {
   flags.Bool("options", &f.options, "bisect compile options against a good baseline");
   flags.Bool("nodes", &f.nodes, "find the first diverging node");
   flags.Repeated("good-opt", &f.good_opts, "good baseline option key=value (default: defaults)");
-  flags.Repeated("opt", &f.opts, "failing compile option key=value (added to a bundle's)");
+  f.oracle.Register(flags, /*takes_bundle=*/true);
   flags.Int("seed", &f.seed, "seed for a GRAPH's random inputs");
   flags.String("dump-dir", &f.dump_dir,
                "--passes: where dumps of caps k-1 and k go (default: <input>.bisect; "
                "empty: none)");
-  flags.String("policy", &f.policy, "accuracy policy (default: the bundle's, or torch)");
-  flags.Double("tol", &f.tol, "tolerance; 0 = by dtype (default: the bundle's)");
-  flags.Double("timeout", &f.timeout, "seconds before a compile-and-run counts as a hang");
-  flags.Bool("in-process", &f.in_process, "judge in this process (no isolation)");
   flags.Bool("json", &f.json, "print the result as JSON");
   absl::StatusOr<std::vector<std::string>> positional = flags.Parse(args);
   if (!positional.ok()) return ReportError(kName, positional.status());
@@ -212,15 +207,11 @@ int RunBisect(absl::Span<const std::string> args) {
     return ReportError(kName, absl::InvalidArgumentError("--good-opt goes with --options"));
   }
   const std::string& path = (*positional)[0];
-  absl::StatusOr<Input> in = LoadInput(path, f);
+  absl::StatusOr<Input> in = LoadInput(path, flags, &f);
   if (!in.ok()) return ReportError(kName, in.status());
 
-  repro::Oracle::Config config;
-  config.options.policy = in->policy;
-  config.options.accuracy.tol = in->tol;
-  config.isolate = !f.in_process;
-  config.limits.timeout = absl::Seconds(f.timeout);
-  absl::StatusOr<std::unique_ptr<repro::Oracle>> oracle = repro::Oracle::Create(config);
+  absl::StatusOr<std::unique_ptr<repro::Oracle>> oracle =
+      repro::Oracle::Create(f.oracle.OracleConfig());
   if (!oracle.ok()) return ReportError(kName, oracle.status());
 
   repro::FailureProbe probe(oracle->get(), &in->target);

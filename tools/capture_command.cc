@@ -1,14 +1,12 @@
 // `reprokit capture GRAPH -o BUNDLE`: compiles and runs GRAPH, judges it with
 // the oracle and writes a repro bundle (docs/BUNDLE.md) with the verdict.
 #include <cstdio>
-#include <fstream>
-#include <iterator>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/time/time.h"
+#include "base/file_util.h"
 #include "compiler/ir/parser.h"
 #include "compiler/ir/seeded_inputs.h"
 #include "compiler/options/compile_options.h"
@@ -16,6 +14,7 @@
 #include "repro/bundle/environment.h"
 #include "repro/oracle/oracle.h"
 #include "tools/flags.h"
+#include "tools/oracle_flags.h"
 #include "tools/subcommand.h"
 
 namespace rk::tools {
@@ -33,18 +32,20 @@ absl::StatusOr<std::vector<compiler::HostTensor>> ReadInputs(
   }
   std::vector<compiler::HostTensor> out;
   for (size_t i = 0; i < ids.size(); ++i) {
-    std::ifstream in(files[i], std::ios::binary);
-    if (!in) return absl::NotFoundError(absl::StrCat(files[i], ": cannot read"));
-    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    absl::StatusOr<std::string> bytes = ReadFileToString(files[i]);
+    // Whatever stops the read (missing, a directory, permissions), it is bad input.
+    if (!bytes.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("--inputs: ", bytes.status().message()));
+    }
     const compiler::TensorType& type = graph.type(ids[i]);
-    if (bytes.size() != static_cast<size_t>(type.byte_size())) {
+    if (bytes->size() != static_cast<size_t>(type.byte_size())) {
       return absl::InvalidArgumentError(absl::StrCat(
-          files[i], ": ", bytes.size(), " bytes, but input %", graph.DisplayName(ids[i]), " (",
+          files[i], ": ", bytes->size(), " bytes, but input %", graph.DisplayName(ids[i]), " (",
           type.ToString(), ") needs ", type.byte_size()));
     }
     absl::StatusOr<compiler::HostTensor> t = compiler::HostTensor::FromBytes(
-        type, absl::Span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes.data()),
-                                        bytes.size()));
+        type, absl::Span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes->data()),
+                                        bytes->size()));
     if (!t.ok()) return t.status();
     out.push_back(*std::move(t));
   }
@@ -52,11 +53,10 @@ absl::StatusOr<std::vector<compiler::HostTensor>> ReadInputs(
 }
 
 int RunCapture(absl::Span<const std::string> args) {
-  std::string out, policy = "torch", device = "cpu";
-  std::vector<std::string> opts, input_files;
+  std::string out;
+  std::vector<std::string> input_files;
   int64_t seed = -1;
-  double tol = 0, timeout = 60;
-  bool in_process = false;
+  OracleFlags oracle_flags;
   FlagSet flags(
       "capture GRAPH [--seed N | --inputs FILE...] [--opt key=value ...] -o BUNDLE",
       "Compiles GRAPH, runs it, judges it against the fp64 reference (isolated, so\n"
@@ -68,12 +68,7 @@ int RunCapture(absl::Span<const std::string> args) {
   flags.String("out", &out, "bundle directory to write (required)", 'o');
   flags.Int("seed", &seed, "seed for the random inputs (default 0)");
   flags.Repeated("inputs", &input_files, "raw input file (repeat once per graph input)");
-  flags.Repeated("opt", &opts, "compile option key=value (see docs/COMPILER.md)");
-  flags.String("device", &device, "cpu or cuda");
-  flags.String("policy", &policy, "accuracy policy: torch, strict or cosine");
-  flags.Double("tol", &tol, "tolerance; 0 = by dtype");
-  flags.Double("timeout", &timeout, "seconds before a compile-and-run counts as a hang");
-  flags.Bool("in-process", &in_process, "judge in this process (no isolation)");
+  oracle_flags.Register(flags, /*takes_bundle=*/false);
   int exit_code = kExitOk;
   const std::optional<std::string> arg =
       ParseSingleArgument(flags, args, kName, "GRAPH", &exit_code);
@@ -83,16 +78,11 @@ int RunCapture(absl::Span<const std::string> args) {
     return ReportError(kName, absl::InvalidArgumentError("--seed and --inputs exclude each other"));
   }
   compiler::CompileOptions options;
-  if (absl::Status s = options.Set("device", device); !s.ok()) return ReportError(kName, s);
-  if (absl::Status s = options.Apply(opts); !s.ok()) return ReportError(kName, s);
+  if (absl::Status s = oracle_flags.ApplyTo(flags, &options); !s.ok()) return ReportError(kName, s);
 
   // The oracle's worker pool is forked before anything else runs.
-  repro::Oracle::Config config;
-  config.options.policy = policy;
-  config.options.accuracy.tol = tol;
-  config.isolate = !in_process;
-  config.limits.timeout = absl::Seconds(timeout);
-  absl::StatusOr<std::unique_ptr<repro::Oracle>> oracle = repro::Oracle::Create(config);
+  absl::StatusOr<std::unique_ptr<repro::Oracle>> oracle =
+      repro::Oracle::Create(oracle_flags.OracleConfig());
   if (!oracle.ok()) return ReportError(kName, oracle.status());
 
   const std::string& path = *arg;
@@ -114,8 +104,8 @@ int RunCapture(absl::Span<const std::string> args) {
   std::vector<std::string> command = {"reprokit", kName};
   command.insert(command.end(), args.begin(), args.end());
   capture.command_line = repro::CommandLineText(command);
-  capture.policy = policy;
-  capture.tol = tol;
+  capture.policy = oracle_flags.policy;
+  capture.tol = oracle_flags.tol;
   if (absl::Status s = repro::Capture(*graph, inputs, options, *verdict, out, capture); !s.ok()) {
     return ReportError(kName, absl::Status(s.code(), absl::StrCat(out, ": ", s.message())));
   }

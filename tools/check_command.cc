@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "absl/strings/str_format.h"
-#include "absl/time/time.h"
 #include "compiler/ir/parser.h"
 #include "compiler/ir/seeded_inputs.h"
 #include "compiler/options/compile_options.h"
@@ -16,6 +15,7 @@
 #include "repro/oracle/oracle.h"
 #include "repro/oracle/verdict_json.h"
 #include "tools/flags.h"
+#include "tools/oracle_flags.h"
 #include "tools/subcommand.h"
 
 namespace rk::tools {
@@ -59,24 +59,17 @@ int ExitCodeFor(repro::VerdictKind kind) {
 }
 
 int RunCheck(absl::Span<const std::string> args) {
-  std::string device = "cpu", policy = "torch";
-  double tol = 0, timeout = 60;
+  OracleFlags oracle_flags;
   int64_t seed = 0;
-  bool json = false, in_process = false;
-  std::vector<std::string> opts;
+  bool json = false;
   FlagSet flags(
       "check GRAPH|BUNDLE [flags]",
       "Compiles GRAPH (on seeded inputs) or a repro BUNDLE (its inputs and options)\n"
       "and judges every output against the reference interpreter and its fp64 run.\n"
       "Runs in an isolated worker, so a crash or hang of the compiler is a verdict.\n"
       "Exit: 0 pass, 1 failure reproduced, 125 cannot judge, 2 bad input.");
-  flags.String("device", &device, "cpu or cuda");
-  flags.Double("tol", &tol, "tolerance; 0 = by dtype (1e-4 f32/f64, 1e-2 f16/bf16)");
-  flags.String("policy", &policy, "accuracy policy: torch, strict or cosine");
-  flags.Repeated("opt", &opts, "compile option key=value (see docs/COMPILER.md)");
+  oracle_flags.Register(flags, /*takes_bundle=*/true);
   flags.Int("seed", &seed, "seed for the random inputs");
-  flags.Double("timeout", &timeout, "seconds before a compile-and-run counts as a hang");
-  flags.Bool("in-process", &in_process, "judge in this process (no isolation; faster)");
   flags.Bool("json", &json, "print the verdict as JSON");
   int exit_code = kExitOk;
   const std::optional<std::string> arg =
@@ -88,22 +81,14 @@ int RunCheck(absl::Span<const std::string> args) {
     absl::StatusOr<repro::LoadedBundle> loaded = repro::LoadBundle(path);
     if (!loaded.ok()) return ReportError(kName, loaded.status());
     bundle = *std::move(loaded);
-    if (!flags.WasSet("policy")) policy = bundle->bundle.policy;
-    if (!flags.WasSet("tol")) tol = bundle->bundle.tol;
+    oracle_flags.DefaultToRecorded(flags, bundle->bundle.policy, bundle->bundle.tol);
   }
   compiler::CompileOptions options = bundle ? bundle->bundle.options : compiler::CompileOptions();
-  if (absl::Status s = options.Apply(opts); !s.ok()) return ReportError(kName, s);
-  if (flags.WasSet("device")) {
-    if (absl::Status s = options.Set("device", device); !s.ok()) return ReportError(kName, s);
-  }
+  if (absl::Status s = oracle_flags.ApplyTo(flags, &options); !s.ok()) return ReportError(kName, s);
 
   // The oracle's worker pool is forked before anything else runs.
-  repro::Oracle::Config config;
-  config.options.policy = policy;
-  config.options.accuracy.tol = tol;
-  config.isolate = !in_process;
-  config.limits.timeout = absl::Seconds(timeout);
-  absl::StatusOr<std::unique_ptr<repro::Oracle>> oracle = repro::Oracle::Create(config);
+  absl::StatusOr<std::unique_ptr<repro::Oracle>> oracle =
+      repro::Oracle::Create(oracle_flags.OracleConfig());
   if (!oracle.ok()) return ReportError(kName, oracle.status());
 
   compiler::Graph graph;

@@ -16,7 +16,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <memory>
 #include <string>
 #include <vector>
@@ -28,6 +27,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "base/file_util.h"
 #include "base/subprocess.h"
 #include "compiler/ir/parser.h"
 #include "compiler/ir/seeded_inputs.h"
@@ -35,6 +35,7 @@
 #include "repro/bundle/bundle.h"
 #include "repro/bundle/capture.h"
 #include "repro/bundle/environment.h"
+#include "repro/emit/bazel_test_run.h"
 #include "repro/emit/emit.h"
 #include "repro/emit/verdict_table.h"
 #include "repro/emit/workspace.h"
@@ -78,32 +79,12 @@ class Step {
   absl::Time start_;
 };
 
-std::string ReadText(const fs::path& path) {
-  std::ifstream in(path);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
 std::string Indent(const std::string& text, const std::string& prefix) {
   std::string out;
   for (absl::string_view line : absl::StrSplit(text, '\n')) {
     if (!line.empty()) absl::StrAppend(&out, prefix, std::string(line), "\n");
   }
   return out;
-}
-
-// Runs `argv` in `cwd` with `env` added; output to `log` (appended) or, when
-// empty, to this process's stdout/stderr. Returns the exit code, 128+signal
-// for a signal, -1 when it could not start.
-int RunProcess(const std::vector<std::string>& argv, const std::string& cwd,
-               const std::vector<std::string>& env, const std::string& log) {
-  SubprocessOptions options;
-  options.cwd = cwd;
-  options.env = env;
-  options.log_file = log;
-  options.capture = false;
-  absl::StatusOr<SubprocessResult> run = RunSubprocess(argv, options);
-  if (!run.ok()) return -1;
-  return run->signal != 0 ? 128 + run->signal : run->exit_code;
 }
 
 std::string SelfPath() {
@@ -169,17 +150,22 @@ absl::StatusOr<repro::Verdict> Detect(repro::Oracle& oracle, const compiler::Gra
   return verdict;
 }
 
-// Lines of a Bazel log that report a test's status.
-std::string TestStatusLines(const std::string& log) {
+// The test status lines of a Bazel run, indented under a step.
+std::string StatusLines(const repro::BazelTestRun& run) {
   std::string out;
-  for (absl::string_view line : absl::StrSplit(log, '\n')) {
-    if (absl::StartsWith(line, "//") &&
-        (absl::StrContains(line, "PASSED") || absl::StrContains(line, "FAILED") ||
-         absl::StrContains(line, "NO STATUS") || absl::StrContains(line, "TIMEOUT"))) {
-      absl::StrAppend(&out, "        ", std::string(line), "\n");
-    }
+  for (const std::string& line : repro::TestStatusLines(run.output)) {
+    absl::StrAppend(&out, "        ", line, "\n");
   }
   return out;
+}
+
+// `bazel test` that could not start reads as Bazel's exit code -1.
+repro::BazelTestRun TestRun(const repro::BazelTestRequest& request) {
+  absl::StatusOr<repro::BazelTestRun> run = repro::RunBazelTest(request);
+  if (run.ok()) return *std::move(run);
+  repro::BazelTestRun failed;
+  failed.output = std::string(run.status().message());
+  return failed;
 }
 
 // Step 5: bazel test with the bug, then with the fault off. True when both
@@ -192,24 +178,28 @@ bool BazelTests(const DemoConfig& config, const repro::EmitResult& emitted, cons
               config.from_source ? "compiles reprokit from source, minutes"
                                  : "links the runner, about half a minute",
               log.c_str());
-  const int code = RunProcess({"bazel", "test", emitted.test_label}, ws, {}, log);
-  const std::string text = ReadText(log);
-  if (code != 3 && code != 0) {
+  repro::BazelTestRequest request;
+  request.workspace = ws;
+  request.label = emitted.test_label;
+  request.log_file = log;
+  const repro::BazelTestRun with_bug = TestRun(request);
+  const int code = with_bug.exit_code;
+  const std::string& text = with_bug.output;
+  if (code != repro::kBazelTestsFailed && code != repro::kBazelTestsPassed) {
     std::printf("      bazel test exited %d (a build problem?); last lines:\n%s", code,
                 Indent(text.size() > 3000 ? text.substr(text.size() - 3000) : text, "        ")
                     .c_str());
     return false;
   }
-  std::printf("%s", TestStatusLines(text).c_str());
-  const std::string rel = absl::StrReplaceAll(emitted.test_label.substr(2), {{":", "/"}});
-  std::string test_log = ReadText(fs::path(ws) / "bazel-testlogs" / rel / "test.log");
+  std::printf("%s", StatusLines(with_bug).c_str());
+  std::string test_log = with_bug.test_log;
   // Drop Bazel's preamble ("exec ${PAGER...", "Executing tests from ...").
   if (size_t begin = test_log.find("== reprokit repro"); begin != std::string::npos) {
     test_log = test_log.substr(begin);
   }
-  std::printf("      the repro's own output (%s/bazel-testlogs/%s/test.log):\n%s", ws.c_str(),
-              rel.c_str(), Indent(test_log, "        | ").c_str());
-  const bool failed_as_expected = code == 3;
+  std::printf("      the repro's own output (%s):\n%s", with_bug.test_log_path.c_str(),
+              Indent(test_log, "        | ").c_str());
+  const bool failed_as_expected = code == repro::kBazelTestsFailed;
   std::printf("      => %s\n", failed_as_expected
                                    ? "FAILED, as expected: the test fails while the bug is present"
                                    : "unexpected: the test passed although the fault is on");
@@ -217,19 +207,22 @@ bool BazelTests(const DemoConfig& config, const repro::EmitResult& emitted, cons
   std::printf("\n      the fix, simulated: the same test with the fault switched off\n");
   std::printf("      $ bazel test --test_env=REPROKIT_OPTIONS=faults= %s\n",
               emitted.test_label.c_str());
-  const int fixed = RunProcess(
-      {"bazel", "test", "--test_env=REPROKIT_OPTIONS=faults=", emitted.test_label}, ws, {}, log);
-  std::printf("%s", TestStatusLines(ReadText(log).substr(text.size())).c_str());
-  std::printf("      => %s\n", fixed == 0 ? "PASSED: once the bug is gone the repro passes"
-                                           : "unexpected: still failing with the fault off");
-  if (!config.keep) RunProcess({"bazel", "shutdown"}, ws, {}, log);
-  return failed_as_expected && fixed == 0;
+  request.extra_args = {"--test_env=REPROKIT_OPTIONS=faults="};
+  const repro::BazelTestRun fixed = TestRun(request);
+  std::printf("%s", StatusLines(fixed).c_str());
+  std::printf("      => %s\n", fixed.exit_code == repro::kBazelTestsPassed
+                                   ? "PASSED: once the bug is gone the repro passes"
+                                   : "unexpected: still failing with the fault off");
+  // A demo workspace's Bazel server would linger for hours; not stopping it
+  // changes nothing the demo reports.
+  if (!config.keep) repro::ShutdownBazel(ws, log).IgnoreError();
+  return failed_as_expected && fixed.exit_code == repro::kBazelTestsPassed;
 }
 
 void PrintWhatNext(const fs::path& out, const repro::EmitResult* emitted) {
   const std::string min = (out / "bug.min").string();
   std::printf("      minimized graph (%s/graph.rk):\n%s", min.c_str(),
-              Indent(ReadText(out / "bug.min" / "graph.rk"), "        ").c_str());
+              Indent(ReadFileToString((out / "bug.min" / "graph.rk").string()).value_or(""), "        ").c_str());
   std::printf("      bundles:   %s/bug (captured), %s (minimized; README.md, repro.json)\n",
               out.string().c_str(), min.c_str());
   std::printf("      rerun:     reprokit run %s\n", min.c_str());
@@ -323,9 +316,13 @@ int RunDemo(absl::Span<const std::string> args) {
   {
     Step step(3, absl::StrCat("minify: reprokit minify ", bug.string(), " -o ", min.string(),
                               " -j ", config.jobs));
-    const int code = RunProcess({SelfPath(), "minify", bug.string(), "-o", min.string(), "-j",
-                                 absl::StrCat(config.jobs)},
-                                "", {}, "");
+    // Its progress goes straight to this terminal.
+    SubprocessOptions passthrough;
+    passthrough.capture = false;
+    absl::StatusOr<SubprocessResult> run = RunSubprocess(
+        {SelfPath(), "minify", bug.string(), "-o", min.string(), "-j", absl::StrCat(config.jobs)},
+        passthrough);
+    const int code = !run.ok() ? -1 : run->signal != 0 ? 128 + run->signal : run->exit_code;
     if (code != 0) {
       return Fail("minify", absl::InternalError(absl::StrCat("reprokit minify exited ", code)));
     }
@@ -351,7 +348,7 @@ int RunDemo(absl::Span<const std::string> args) {
     if (emitted.ok()) {
       std::printf("      %s (workspace %s, reprokit as @%s)\n", emitted->test_label.c_str(),
                   emitted->workspace.root.c_str(), emitted->workspace.reprokit_repo.c_str());
-      std::printf("%s", Indent(ReadText(fs::path(emitted->package_dir) / "BUILD.bazel"),
+      std::printf("%s", Indent(ReadFileToString(emitted->package_dir + "/BUILD.bazel").value_or(""),
                                "        ").c_str());
     }
   }
