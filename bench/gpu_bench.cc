@@ -238,7 +238,7 @@ int FirstCompile(bool quick, int index) {
               "\"cold_start_ms\": %.2f, \"phases\": %s}\n",
               c.name.c_str(), c.dtype.c_str(),
               graph->type(graph->inputs()[0]).shape.ToString().c_str(), exe->num_kernels(), ms,
-              exe->timings().ToJson().c_str());
+              exe->timings().ToJson().Dump().c_str());
   return 0;
 }
 
@@ -396,8 +396,8 @@ int Run(bool quick, const std::string& json_path) {
         "\"warm_phases\": %s}",
         json.size() > 1 ? "," : "", c.name, c.dtype, shape, exe->num_kernels(),
         static_cast<int>(program->ptx().launches.size()), cold_ms, warm_ms,
-        *ms, gbs, *copy, tflops, cold.ToJson(),
-        again.ok() ? again->timings().ToJson() : std::string("null"));
+        *ms, gbs, *copy, tflops, cold.ToJson().Dump(),
+        again.ok() ? again->timings().ToJson().Dump() : std::string("null"));
   }
   std::printf("\ncold compile phases, ms (graph = passes + fusion + kernel IR; ptx+load = NVPTX "
               "codegen + driver load; warm ptx = codegen with the module cached; driver JIT = the "

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/json.h"
 #include "compiler/driver/compile.h"
 #include "compiler/ir/parser.h"
 #include "tools/flags.h"
@@ -11,19 +12,6 @@
 
 namespace rk::tools {
 namespace {
-
-std::string JsonEscape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (c == '\n') {
-      out += "\\n";
-      continue;
-    }
-    out += c;
-  }
-  return out;
-}
 
 int RunCompile(absl::Span<const std::string> args) {
   int64_t seed = 0;
@@ -75,10 +63,13 @@ int RunCompile(absl::Span<const std::string> args) {
   std::vector<std::string> summaries;
   for (const compiler::HostTensor& t : *outputs) summaries.push_back(t.Summary());
   if (json) {
-    std::vector<std::string> quoted;
-    for (const std::string& s : summaries) quoted.push_back("\"" + JsonEscape(s) + "\"");
-    std::printf("{\"kernels\": %d, \"outputs\": [%s], \"timings\": %s}\n", exe->num_kernels(),
-                absl::StrJoin(quoted, ", ").c_str(), exe->timings().ToJson().c_str());
+    Json outputs_json = Json::MakeArray();
+    for (const std::string& summary : summaries) outputs_json.push_back(Json(summary));
+    Json doc = Json::MakeObject();
+    doc.Set("kernels", Json(exe->num_kernels()));
+    doc.Set("outputs", std::move(outputs_json));
+    doc.Set("timings", exe->timings().ToJson());
+    std::printf("%s\n", doc.DumpPretty().c_str());
     return kExitOk;
   }
   for (size_t i = 0; i < summaries.size(); ++i) std::printf("output %zu: %s\n", i, summaries[i].c_str());

@@ -1,11 +1,13 @@
 // `reprokit store stats|verify|gc`: inspect, check and prune the content
 // store (docs/STORE.md).
+#include <cmath>
 #include <cstdio>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "base/json.h"
 #include "repro/store/local_store.h"
 #include "repro/store/references.h"
 #include "tools/flags.h"
@@ -15,25 +17,6 @@ namespace rk::tools {
 namespace {
 
 constexpr char kCommand[] = "store";
-
-std::string JsonString(absl::string_view text) {
-  std::string out = "\"";
-  for (unsigned char c : text) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (c < 0x20) {
-          out += absl::StrFormat("\\u%04x", c);
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-  }
-  return out + "\"";
-}
 
 std::string HumanBytes(uint64_t bytes) {
   const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
@@ -50,13 +33,16 @@ int Stats(repro::LocalStore& store, bool json) {
   absl::StatusOr<repro::StoreStats> stats = store.Stats();
   if (!stats.ok()) return ReportError(kCommand, stats.status());
   if (json) {
-    std::printf(
-        "{\"root\": %s, \"objects\": %lld, \"raw_bytes\": %llu, \"stored_bytes\": %llu, "
-        "\"ratio\": %.4f, \"unreadable\": %lld, \"temp_files\": %lld, \"temp_bytes\": %llu}\n",
-        JsonString(store.root()).c_str(), (long long)stats->objects,
-        (unsigned long long)stats->raw_bytes, (unsigned long long)stats->stored_bytes,
-        stats->ratio(), (long long)stats->unreadable, (long long)stats->temp_files,
-        (unsigned long long)stats->temp_bytes);
+    Json doc = Json::MakeObject();
+    doc.Set("root", Json(store.root()));
+    doc.Set("objects", Json(static_cast<long long>(stats->objects)));
+    doc.Set("raw_bytes", Json(static_cast<unsigned long long>(stats->raw_bytes)));
+    doc.Set("stored_bytes", Json(static_cast<unsigned long long>(stats->stored_bytes)));
+    doc.Set("ratio", Json(std::round(stats->ratio() * 1e4) / 1e4));
+    doc.Set("unreadable", Json(static_cast<long long>(stats->unreadable)));
+    doc.Set("temp_files", Json(static_cast<long long>(stats->temp_files)));
+    doc.Set("temp_bytes", Json(static_cast<unsigned long long>(stats->temp_bytes)));
+    std::printf("%s\n", doc.DumpPretty().c_str());
     return kExitOk;
   }
   std::printf("store         %s\n", store.root().c_str());
@@ -80,19 +66,23 @@ int Verify(repro::LocalStore& store, bool json, bool repair) {
   absl::StatusOr<repro::VerifyReport> report = store.Verify(repair);
   if (!report.ok()) return ReportError(kCommand, report.status());
   if (json) {
-    std::string corrupt, stray;
+    Json corrupt = Json::MakeArray();
     for (const repro::CorruptObject& c : report->corrupt) {
-      absl::StrAppend(&corrupt, corrupt.empty() ? "" : ", ", "{\"path\": ", JsonString(c.path),
-                      ", \"reason\": ", JsonString(c.reason), "}");
+      Json object = Json::MakeObject();
+      object.Set("path", Json(c.path));
+      object.Set("reason", Json(c.reason));
+      corrupt.push_back(std::move(object));
     }
-    for (const std::string& s : report->stray_files) {
-      absl::StrAppend(&stray, stray.empty() ? "" : ", ", JsonString(s));
-    }
-    std::printf(
-        "{\"root\": %s, \"objects\": %lld, \"corrupt\": [%s], \"removed_corrupt\": %s, "
-        "\"stray_files\": [%s], \"temp_files\": %lld}\n",
-        JsonString(store.root()).c_str(), (long long)report->objects, corrupt.c_str(),
-        repair ? "true" : "false", stray.c_str(), (long long)report->temp_files);
+    Json stray = Json::MakeArray();
+    for (const std::string& s : report->stray_files) stray.push_back(Json(s));
+    Json doc = Json::MakeObject();
+    doc.Set("root", Json(store.root()));
+    doc.Set("objects", Json(static_cast<long long>(report->objects)));
+    doc.Set("corrupt", std::move(corrupt));
+    doc.Set("removed_corrupt", Json(repair));
+    doc.Set("stray_files", std::move(stray));
+    doc.Set("temp_files", Json(static_cast<long long>(report->temp_files)));
+    std::printf("%s\n", doc.DumpPretty().c_str());
   } else {
     for (const repro::CorruptObject& c : report->corrupt) {
       std::printf("corrupt: %s\n", c.reason.c_str());
@@ -122,16 +112,17 @@ int Gc(repro::LocalStore& store, bool json, const std::vector<std::string>& bund
   absl::StatusOr<repro::GcReport> report = store.Gc(*referenced, /*dry_run=*/!yes);
   if (!report.ok()) return ReportError(kCommand, report.status());
   if (json) {
-    std::string removed;
-    for (const repro::ObjectInfo& info : report->removed) {
-      absl::StrAppend(&removed, removed.empty() ? "" : ", ", JsonString(info.digest.Hex()));
-    }
-    std::printf(
-        "{\"root\": %s, \"dry_run\": %s, \"referenced\": %zu, \"kept\": %lld, \"removed\": [%s], "
-        "\"removed_bytes\": %llu, \"temp_files_removed\": %lld}\n",
-        JsonString(store.root()).c_str(), yes ? "false" : "true", referenced->size(),
-        (long long)report->kept, removed.c_str(), (unsigned long long)report->removed_bytes,
-        (long long)report->temp_files_removed);
+    Json removed = Json::MakeArray();
+    for (const repro::ObjectInfo& info : report->removed) removed.push_back(Json(info.digest.Hex()));
+    Json doc = Json::MakeObject();
+    doc.Set("root", Json(store.root()));
+    doc.Set("dry_run", Json(!yes));
+    doc.Set("referenced", Json(static_cast<unsigned long long>(referenced->size())));
+    doc.Set("kept", Json(static_cast<long long>(report->kept)));
+    doc.Set("removed", std::move(removed));
+    doc.Set("removed_bytes", Json(static_cast<unsigned long long>(report->removed_bytes)));
+    doc.Set("temp_files_removed", Json(static_cast<long long>(report->temp_files_removed)));
+    std::printf("%s\n", doc.DumpPretty().c_str());
     return kExitOk;
   }
   for (const repro::ObjectInfo& info : report->removed) {

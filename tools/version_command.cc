@@ -1,6 +1,7 @@
 // `reprokit version`: what this binary is and what it can use.
 #include <cstdio>
 
+#include "base/json.h"
 #include "compiler/support/cuda_probe.h"
 #include "compiler/support/version.h"
 #include "tools/flags.h"
@@ -32,11 +33,13 @@ int RunVersion(absl::Span<const std::string> args) {
                         std::to_string(cuda.device_count) + " device(s))"
                   : "not usable: " + cuda.reason;
   if (json) {
-    std::printf(
-        "{\"reprokit\": \"%s\", \"git_commit\": \"%s\", \"llvm\": \"%s\", \"cuda_usable\": %s, "
-        "\"gpu\": \"%s\"}\n",
-        compiler::ReprokitVersion(), compiler::GitCommit(), compiler::LlvmVersion(),
-        cuda.usable ? "true" : "false", cuda.device_name.c_str());
+    Json doc = Json::MakeObject();
+    doc.Set("reprokit", Json(compiler::ReprokitVersion()));
+    doc.Set("git_commit", Json(compiler::GitCommit()));
+    doc.Set("llvm", Json(compiler::LlvmVersion()));
+    doc.Set("cuda_usable", Json(cuda.usable));
+    doc.Set("gpu", Json(cuda.device_name));
+    std::printf("%s\n", doc.DumpPretty().c_str());
   } else {
     std::printf("reprokit %s\ngit commit %s\nLLVM %s\nCUDA %s\n", compiler::ReprokitVersion(),
                 compiler::GitCommit(), compiler::LlvmVersion(), cuda_text.c_str());

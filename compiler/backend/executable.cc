@@ -7,7 +7,7 @@
 
 namespace rk::compiler {
 
-std::string PhaseTimings::ToJson() const {
+Json PhaseTimings::ToJson() const {
   Json json = Json::MakeObject();
   for (const auto& [key, ms] : {std::pair<const char*, double>{"passes_ms", passes_ms},
                                 {"fusion_ms", fusion_ms},
@@ -21,7 +21,7 @@ std::string PhaseTimings::ToJson() const {
   }
   json.Set("cached_kernels", Json(cached_kernels));
   json.Set("total_ms", Json(std::round(total_ms() * 1000) / 1000));
-  return json.Dump();
+  return json;
 }
 
 Executable::Executable(std::vector<TensorType> input_types,

@@ -19,6 +19,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "base/json.h"
 #include "compiler/ir/graph.h"
 #include "compiler/ir/tensor.h"
 #include "compiler/passes/pass_manager.h"
@@ -39,8 +40,8 @@ struct PhaseTimings {
   double total_ms() const {
     return passes_ms + fusion_ms + kernel_ir_ms + llvm_ir_ms + optimize_ms + jit_ms;
   }
-  // {"passes_ms": ..., ..., "total_ms": ...}
-  std::string ToJson() const;
+  // {"passes_ms": ..., ..., "total_ms": ...}, milliseconds to 3 decimals.
+  Json ToJson() const;
 };
 
 struct FusionGroupSummary {

@@ -63,7 +63,7 @@ class Cpu final : public Backend {
                                        {"llvm_after_opt.ll", &host->ir_after},
                                        {"kernels.s", &host->assembly},
                                        {"timings.json", nullptr}}) {
-        const std::string body = text != nullptr ? *text : timings.ToJson();
+        const std::string body = text != nullptr ? *text : timings.ToJson().DumpPretty();
         if (absl::Status s = WriteDump(options, name, body); !s.ok()) return s;
       }
     }

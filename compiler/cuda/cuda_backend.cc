@@ -122,7 +122,7 @@ class Cuda final : public Backend {
     timings.jit_ms = t.codegen_ms;
     if (!cuda.ok()) return cuda.status();
     compiled->set_cuda(*std::move(cuda));
-    if (absl::Status s = WriteDump(options, "timings.json", timings.ToJson()); !s.ok()) return s;
+    if (absl::Status s = WriteDump(options, "timings.json", timings.ToJson().DumpPretty()); !s.ok()) return s;
     std::vector<TensorType> input_types;
     for (NodeId id : graph.inputs()) input_types.push_back(graph.type(id));
     return Executable(std::move(input_types), std::move(compiled), std::move(lowered->report));
