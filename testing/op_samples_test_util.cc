@@ -50,7 +50,8 @@ constexpr char kNoSimplerSource[] =
 constexpr char kNoSimplerBinary[] =
     "no simpler form: bypass_node already forwards it to an operand of its type";
 constexpr char kNoSimplerBool[] =
-    "no simpler form: its result is bool; bypass_node forwards logic ops to a bool operand";
+    "no simpler form: no cheaper op compares or combines bools; bypass_node forwards logic "
+    "ops to a bool operand";
 constexpr char kNoSimplerCast[] =
     "no simpler form: simplify_dtypes moves f16/bf16 to f32, bypass_node drops same-type casts";
 constexpr char kNoSimplerReduce[] =
