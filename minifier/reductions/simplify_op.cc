@@ -16,6 +16,11 @@ using compiler::NodeId;
 using compiler::Op;
 using compiler::OpKind;
 
+bool Offers(Op op, OpSimplification simplification) {
+  const std::vector<OpSimplification> offered = SimplificationsOf(op);
+  return std::find(offered.begin(), offered.end(), simplification) != offered.end();
+}
+
 absl::StatusOr<Candidate> LowerComposites(Candidate candidate) {
   absl::StatusOr<compiler::PassContext> context =
       compiler::PassContext::Create(compiler::CompileOptions());
@@ -56,7 +61,7 @@ std::vector<MatmulShrink> MatmulTargets(const Graph& g) {
   std::vector<MatmulShrink> targets;
   for (NodeId id : ComputeNodeIds(g)) {
     const compiler::Node& node = g.node(id);
-    if (node.op != Op::kMatmul) continue;
+    if (!Offers(node.op, OpSimplification::kShrinkMatmul)) continue;
     NodeId a = node.operands[0], b = node.operands[1];
     if (g.node(a).op != Op::kInput || g.node(b).op != Op::kInput || a == b) continue;
     const std::vector<int64_t>& da = g.type(a).shape.dims();
@@ -71,17 +76,27 @@ std::vector<MatmulShrink> MatmulTargets(const Graph& g) {
 
 }  // namespace
 
+std::vector<OpSimplification> SimplificationsOf(Op op) {
+  switch (compiler::GetOpKind(op)) {
+    case OpKind::kUnary: return {OpSimplification::kForwardOperand};
+    case OpKind::kComposite: return {OpSimplification::kLowerComposite};
+    case OpKind::kMatmul: return {OpSimplification::kShrinkMatmul};
+    default: return {};
+  }
+}
+
 ReductionPlan SimplifyOp(const ReductionInput& input) {
   const Candidate& base = input.current;
   const Graph& g = base.graph;
   std::vector<NodeId> unary;
   bool has_composite = false;
   for (NodeId id : ComputeNodeIds(g)) {
-    OpKind kind = compiler::GetOpKind(g.node(id).op);
-    if (kind == OpKind::kUnary && g.type(g.node(id).operands[0]) == g.type(id)) {
+    const Op op = g.node(id).op;
+    if (Offers(op, OpSimplification::kForwardOperand) &&
+        g.type(g.node(id).operands[0]) == g.type(id)) {
       unary.push_back(id);
     }
-    has_composite |= kind == OpKind::kComposite;
+    has_composite |= Offers(op, OpSimplification::kLowerComposite);
   }
   std::vector<MatmulShrink> matmuls = MatmulTargets(g);
   const int num_unary = static_cast<int>(unary.size());

@@ -11,15 +11,32 @@
 // (the input also feeds an op that needs the old shape) is invalid, never
 // tested.
 //
+// SimplificationsOf(op) says which of these rewrites SimplifyOp offers for a
+// node of `op` (read from the same rule SimplifyOp selects targets by), so
+// the op coverage test (testing/op_coverage_test.cc) can require every op to
+// have one or a documented "no simpler form" entry.
+//
 // Tested by minifier/reductions/simplify_op_test.cc.
 #ifndef REPROKIT_MINIFIER_REDUCTIONS_SIMPLIFY_OP_H_
 #define REPROKIT_MINIFIER_REDUCTIONS_SIMPLIFY_OP_H_
 
+#include <vector>
+
+#include "compiler/ir/op.h"
 #include "minifier/reduction.h"
 
 namespace rk::minifier {
 
 ReductionPlan SimplifyOp(const ReductionInput& input);
+
+enum class OpSimplification {
+  kForwardOperand,  // the node becomes its operand (identity), when the types match
+  kLowerComposite,  // the compiler's decompose pass rewrites it into primitives
+  kShrinkMatmul,    // contracted / batch dims of input operands set to 1
+};
+
+// The rewrites SimplifyOp offers for nodes of `op`; empty when it has none.
+std::vector<OpSimplification> SimplificationsOf(compiler::Op op);
 
 }  // namespace rk::minifier
 

@@ -88,5 +88,20 @@ TEST(SimplifyOp, MatmulInputSharedWithAnotherShapeIsInvalid) {
   EXPECT_EQ(ApplyReduction("simplify_op", c, {0}).substr(0, 6), "error:");
 }
 
+TEST(SimplifyOp, SimplificationsOfNameTheTargetsItOffers) {
+  using compiler::Op;
+  using V = std::vector<OpSimplification>;
+  EXPECT_EQ(SimplificationsOf(Op::kExp), V{OpSimplification::kForwardOperand});
+  EXPECT_EQ(SimplificationsOf(Op::kLayerNorm), V{OpSimplification::kLowerComposite});
+  EXPECT_EQ(SimplificationsOf(Op::kMatmul), V{OpSimplification::kShrinkMatmul});
+  EXPECT_TRUE(SimplificationsOf(Op::kAdd).empty());
+  // An op it offers nothing for is never a target.
+  Candidate c = ParseCandidate(R"(graph @g(%x: f32[4]) {
+  %a = add(%x, %x) : f32[4]
+  return %a
+})");
+  EXPECT_EQ(NumTargets("simplify_op", c), 0);
+}
+
 }  // namespace
 }  // namespace rk::minifier
