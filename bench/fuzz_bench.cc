@@ -13,12 +13,16 @@
 #include <string>
 #include <vector>
 
+#include "compiler/generator/generator.h"
 #include "compiler/options/compile_options.h"
 #include "repro/oracle/oracle.h"
-#include "testing/fuzz/generator.h"
 
 namespace rk::fuzz {
 namespace {
+
+using compiler::generator::Generate;
+using compiler::generator::GeneratedGraph;
+using compiler::generator::GeneratorOptions;
 
 using Clock = std::chrono::steady_clock;
 

@@ -5,14 +5,6 @@
 
 #include <cstdio>
 #include <fstream>
-#include <map>
-#include <random>
-#include <set>
-
-#include "base/sha256.h"
-#include "compiler/ir/canonical_hash.h"
-#include "compiler/ir/printer.h"
-#include "compiler/ir/random_graph_testutil.h"
 
 namespace rk::compiler {
 namespace {
@@ -181,6 +173,8 @@ TEST(ParserTest, MalformedInputsReportLineColumnAndReason) {
   }
 }
 
+// Random graphs, their round trips and mutations of their text:
+// compiler/generator/ir_round_trip_test.cc.
 TEST(ParserTest, SurvivesHostileInputs) {
   std::vector<std::string> inputs = {
       "",
@@ -195,73 +189,6 @@ TEST(ParserTest, SurvivesHostileInputs) {
       "graph @g() {\n  return %0\n}\n",
   };
   for (const std::string& text : inputs) EXPECT_FALSE(Parse(text).ok());
-  // Mutations and truncations of valid text: errors are fine, crashes are not.
-  std::mt19937_64 rng(7);
-  for (uint64_t seed = 0; seed < 20; ++seed) {
-    std::string text = PrintInline(RandomGraph(seed));
-    for (size_t cut = 0; cut < text.size(); cut += 1 + text.size() / 40) {
-      (void)Parse(text.substr(0, cut));
-    }
-    for (int k = 0; k < 40; ++k) {
-      std::string mutated = text;
-      for (int j = 0; j < 3; ++j) mutated[rng() % mutated.size()] = static_cast<char>(rng());
-      (void)Parse(mutated);
-    }
-  }
-}
-
-// Stores blobs in memory, keyed by digest.
-class MemoryStore : public BlobSink, public BlobResolver {
- public:
-  absl::StatusOr<std::string> Put(const HostTensor& tensor) override {
-    auto bytes = tensor.bytes();
-    std::string digest =
-        Sha256Hex(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
-    blobs_[digest] = tensor;
-    return digest;
-  }
-  absl::StatusOr<HostTensor> Get(const std::string& digest, const TensorType& type) override {
-    auto it = blobs_.find(digest);
-    if (it == blobs_.end()) return absl::NotFoundError("no such blob");
-    return HostTensor::FromBytes(type, it->second.bytes());
-  }
-  size_t size() const { return blobs_.size(); }
-
- private:
-  std::map<std::string, HostTensor> blobs_;
-};
-
-TEST(ParserTest, RoundTripsRandomGraphsExactly) {
-  int graphs = 0;
-  std::set<Op> ops;
-  std::set<DType> dtypes;
-  for (uint64_t seed = 0; seed < 260; ++seed) {
-    Graph g = RandomGraph(seed);
-    if (g.num_nodes() == 0) continue;
-    ++graphs;
-    for (const Node& n : g.nodes()) {
-      ops.insert(n.op);
-      dtypes.insert(n.type.dtype);
-    }
-    std::string text = PrintInline(g);
-    absl::StatusOr<Graph> parsed = Parse(text);
-    ASSERT_TRUE(parsed.ok()) << "seed " << seed << ": " << parsed.status() << "\n" << text;
-    EXPECT_TRUE(*parsed == g) << "seed " << seed << "\n" << text << "\n" << PrintInline(*parsed);
-    EXPECT_EQ(PrintInline(*parsed), text) << "seed " << seed;
-    EXPECT_EQ(CanonicalHash(*parsed), CanonicalHash(g));
-
-    // Through the blob store, with every constant of more than 2 elements external.
-    MemoryStore store;
-    PrintOptions options{.inline_limit = 2, .sink = &store};
-    absl::StatusOr<std::string> with_blobs = Print(g, options);
-    ASSERT_TRUE(with_blobs.ok()) << with_blobs.status();
-    absl::StatusOr<Graph> reparsed = Parse(*with_blobs, {.resolver = &store});
-    ASSERT_TRUE(reparsed.ok()) << reparsed.status() << "\n" << *with_blobs;
-    EXPECT_TRUE(*reparsed == g) << "seed " << seed;
-  }
-  EXPECT_GE(graphs, 200);
-  EXPECT_GE(ops.size(), 45u) << "the random graphs should cover most ops";
-  EXPECT_EQ(dtypes.size(), std::size(kAllDTypes));
 }
 
 TEST(ParserTest, ParseFileNamesThePath) {

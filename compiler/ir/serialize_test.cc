@@ -3,30 +3,25 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <random>
-
-#include "compiler/ir/printer.h"
-#include "compiler/ir/random_graph_testutil.h"
+#include "compiler/ir/builder.h"
 
 namespace rk::compiler {
 namespace {
 
 using ::testing::HasSubstr;
 
-TEST(SerializeTest, RoundTripsRandomGraphs) {
-  int graphs = 0;
-  for (uint64_t seed = 0; seed < 100; ++seed) {
-    Graph g = RandomGraph(seed);
-    if (g.num_nodes() == 0) continue;
-    ++graphs;
-    std::string bytes = SerializeGraph(g);
-    EXPECT_EQ(bytes.substr(0, 4), "RKG1");
-    absl::StatusOr<Graph> back = DeserializeGraph(bytes);
-    ASSERT_TRUE(back.ok()) << "seed " << seed << ": " << back.status();
-    EXPECT_TRUE(*back == g) << "seed " << seed << "\n" << PrintInline(g);
-    EXPECT_EQ(SerializeGraph(*back), bytes);
-  }
-  EXPECT_GE(graphs, 80);
+// A small graph with a literal, attributes and names. Random graphs, their
+// round trips, truncations and corruptions: compiler/generator/ir_round_trip_test.cc.
+Graph Sample() {
+  GraphBuilder b("sample");
+  NodeId x = b.Input("x", TensorType(DType::kF32, {2, 3}));
+  HostTensor w(TensorType(DType::kF32, {3}));
+  for (int i = 0; i < 3; ++i) w.data<float>()[i] = 0.5f * static_cast<float>(i) - 1.0f;
+  NodeId c = *b.Constant(w, "w");
+  NodeId y = *b.Add(Op::kMul, {x, c}, {}, "y");
+  NodeId s = *b.Add(Op::kReduceSum, {y}, {{"axes", std::vector<int64_t>{1}}, {"keepdim", false}});
+  (void)b.Output(s);
+  return *b.Build();
 }
 
 TEST(SerializeTest, RejectsMissingMagic) {
@@ -35,7 +30,7 @@ TEST(SerializeTest, RejectsMissingMagic) {
 }
 
 TEST(SerializeTest, RejectsOtherVersions) {
-  std::string bytes = SerializeGraph(RandomGraph(3));
+  std::string bytes = SerializeGraph(Sample());
   // After the magic comes cereal's endianness byte, then the version.
   bytes[5] = static_cast<char>(kGraphFormatVersion + 1);
   absl::StatusOr<Graph> g = DeserializeGraph(bytes);
@@ -43,37 +38,20 @@ TEST(SerializeTest, RejectsOtherVersions) {
   EXPECT_THAT(g.status().message(), HasSubstr("unsupported graph format version 2"));
 }
 
-TEST(SerializeTest, RejectsEveryTruncation) {
-  std::string bytes = SerializeGraph(RandomGraph(11));
+TEST(SerializeTest, RoundTripsAndRejectsTruncation) {
+  std::string bytes = SerializeGraph(Sample());
+  absl::StatusOr<Graph> back = DeserializeGraph(bytes);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_TRUE(*back == Sample());
   for (size_t n = 0; n < bytes.size(); ++n) {
-    absl::StatusOr<Graph> g = DeserializeGraph(bytes.substr(0, n));
-    EXPECT_EQ(g.status().code(), absl::StatusCode::kInvalidArgument) << "length " << n;
+    EXPECT_EQ(DeserializeGraph(bytes.substr(0, n)).status().code(),
+              absl::StatusCode::kInvalidArgument)
+        << "length " << n;
   }
-  EXPECT_THAT(DeserializeGraph(bytes + "x").status().message(), HasSubstr("trailing"));
-}
-
-TEST(SerializeTest, CorruptBytesGiveErrorsNotCrashes) {
-  std::mt19937_64 rng(1);
-  int rejected = 0;
-  for (uint64_t seed = 0; seed < 20; ++seed) {
-    std::string bytes = SerializeGraph(RandomGraph(seed));
-    for (int k = 0; k < 100; ++k) {
-      std::string corrupt = bytes;
-      for (int j = 0; j < 1 + static_cast<int>(rng() % 4); ++j) {
-        corrupt[4 + rng() % (corrupt.size() - 4)] = static_cast<char>(rng());
-      }
-      absl::StatusOr<Graph> g = DeserializeGraph(corrupt);
-      if (!g.ok()) {
-        ++rejected;
-        EXPECT_EQ(g.status().code(), absl::StatusCode::kInvalidArgument);
-      }
-    }
-  }
-  EXPECT_GT(rejected, 500);
 }
 
 TEST(SerializeTest, HugeCountsAreRejectedBeforeAllocating) {
-  std::string bytes = SerializeGraph(RandomGraph(5));
+  std::string bytes = SerializeGraph(Sample());
   // The graph name's length follows the version: claim 2^62 bytes.
   for (int i = 9; i < 17; ++i) bytes[i] = static_cast<char>(0x3f);
   absl::StatusOr<Graph> g = DeserializeGraph(bytes);

@@ -1,25 +1,49 @@
-// Property tests of the whole graph pipeline on random graphs: the optimized
-// graph computes what the input graph computes (bit for bit without
-// composites, within rounding with them), every pass keeps the graph valid,
-// application numbering respects the cap exactly and is deterministic, and
-// disabling a pass by name silences it.
+// Property tests of the whole graph pipeline on random graphs
+// (compiler/generator with pass_patterns: identities, repeated nodes, constant
+// subgraphs, dead code): the optimized graph computes what the input graph
+// computes (bit for bit without composites, within rounding with them), every
+// pass keeps the graph valid, application numbering respects the cap exactly
+// and is deterministic, and disabling a pass by name silences it.
 #include <algorithm>
 #include <iostream>
 #include <map>
 #include <string>
 #include <vector>
 
+#include "compiler/generator/generator.h"
 #include "compiler/ir/printer.h"
-#include "compiler/ir/random_graph_testutil.h"
 #include "compiler/passes/pass_manager.h"
 #include "compiler/passes/pass_test_util.h"
-#include "compiler/passes/random_graph_for_test.h"
 #include "gtest/gtest.h"
 
 namespace rk::compiler {
 namespace {
 
 constexpr int kGraphs = 100;
+
+// A generated graph with the patterns the passes look for; without
+// composites the pipeline must keep every value bit for bit. `corner_cases`
+// adds corner-value literals (signed zeros, infinities, NaNs, subnormals).
+struct TestGraph {
+  Graph graph;
+  std::vector<HostTensor> inputs;
+};
+
+TestGraph RandomTestGraph(uint64_t seed, bool composites, bool corner_cases = false) {
+  generator::GeneratorOptions options;
+  options.nodes = 14;
+  options.pass_patterns = !corner_cases;
+  options.ir_corner_cases = corner_cases;
+  if (!composites) {
+    for (Op op : kAllOps) {
+      if (op != Op::kInput && GetOpKind(op) != OpKind::kComposite) options.ops.push_back(op);
+    }
+  }
+  absl::StatusOr<generator::GeneratedGraph> g = generator::Generate(seed, options);
+  EXPECT_TRUE(g.ok()) << g.status();
+  if (!g.ok()) return {};
+  return {g->graph, g->MakeInputs(seed)};
+}
 
 struct Optimized {
   Graph graph;
@@ -56,12 +80,13 @@ bool HasComposite(const Graph& graph) {
 TEST(PipelinePropertyTest, ExactWithoutComposites) {
   int64_t total_applications = 0;
   for (uint64_t seed = 0; seed < kGraphs; ++seed) {
-    const Graph graph = RandomGraphForPasses(seed, {.steps = 14, .composites = false});
+    const TestGraph test = RandomTestGraph(seed, /*composites=*/false);
+    const Graph& graph = test.graph;
     ASSERT_GT(graph.num_nodes(), 0) << "seed " << seed;
     Optimized optimized = MustOptimize(graph, {});
     total_applications += optimized.log.size();
-    for (uint64_t input_seed : {1, 2}) {
-      EXPECT_TRUE(SameValues(graph, optimized.graph, RandomInputs(graph, input_seed)))
+    for (const std::vector<HostTensor>& inputs : {test.inputs, RandomInputs(graph, 2)}) {
+      EXPECT_TRUE(SameValues(graph, optimized.graph, inputs))
           << "seed " << seed << "\n" << PrintInline(graph) << "->\n"
           << PrintInline(optimized.graph);
     }
@@ -73,12 +98,13 @@ TEST(PipelinePropertyTest, CloseWithComposites) {
   int with_composites = 0;
   std::map<std::string, int> applications;
   for (uint64_t seed = 1000; seed < 1000 + kGraphs; ++seed) {
-    const Graph graph = RandomGraphForPasses(seed);
+    const TestGraph test = RandomTestGraph(seed, /*composites=*/true);
+    const Graph& graph = test.graph;
     with_composites += HasComposite(graph);
     Optimized optimized = MustOptimize(graph, {});
     for (const PassApplication& a : optimized.log) ++applications[a.pass];
     EXPECT_FALSE(HasComposite(optimized.graph));
-    EXPECT_TRUE(SameValues(graph, optimized.graph, RandomInputs(graph, 1),
+    EXPECT_TRUE(SameValues(graph, optimized.graph, test.inputs,
                            DecompositionTolerance(graph)))
         << "seed " << seed << "\n" << PrintInline(graph) << "->\n"
         << PrintInline(optimized.graph);
@@ -91,12 +117,12 @@ TEST(PipelinePropertyTest, CloseWithComposites) {
   }
 }
 
-// The IR's own random graphs carry corner-value literals (signed zeros,
-// infinities, NaNs, subnormals) and every op family.
+// Graphs with corner-value literals (signed zeros, infinities, NaNs,
+// subnormals) and every op family but the composites.
 TEST(PipelinePropertyTest, ExactOnCornerValueGraphs) {
   int checked = 0;
   for (uint64_t seed = 0; seed < 3 * kGraphs; ++seed) {
-    const Graph graph = RandomGraph(seed);
+    const Graph graph = RandomTestGraph(seed, /*composites=*/false, /*corner_cases=*/true).graph;
     if (HasComposite(graph)) continue;
     ++checked;
     Optimized optimized = MustOptimize(graph, {});
@@ -109,7 +135,7 @@ TEST(PipelinePropertyTest, ExactOnCornerValueGraphs) {
 
 TEST(PipelinePropertyTest, CapGrantsExactlyMinOfCapAndRequests) {
   for (uint64_t seed = 0; seed < 30; ++seed) {
-    const Graph graph = RandomGraphForPasses(seed, {.steps = 14, .composites = false});
+    const Graph graph = RandomTestGraph(seed, /*composites=*/false).graph;
     const Optimized full = MustOptimize(graph, {});
     const int64_t n = full.requested;
     ASSERT_EQ(static_cast<int64_t>(full.log.size()), n) << "uncapped: every request granted";
@@ -133,7 +159,7 @@ TEST(PipelinePropertyTest, CapGrantsExactlyMinOfCapAndRequests) {
 
 TEST(PipelinePropertyTest, Deterministic) {
   for (uint64_t seed = 0; seed < 20; ++seed) {
-    const Graph graph = RandomGraphForPasses(seed);
+    const Graph graph = RandomTestGraph(seed, /*composites=*/true).graph;
     const Optimized a = MustOptimize(graph, {});
     const Optimized b = MustOptimize(graph, {});
     EXPECT_EQ(PrintInline(a.graph), PrintInline(b.graph));
@@ -148,7 +174,7 @@ TEST(PipelinePropertyTest, DisabledPassNeverApplies) {
     CompileOptions options;
     options.disable_passes = {pass.name};
     for (uint64_t seed = 0; seed < 20; ++seed) {
-      const Graph graph = RandomGraphForPasses(seed);
+      const Graph graph = RandomTestGraph(seed, /*composites=*/true).graph;
       const Optimized optimized = MustOptimize(graph, options);
       for (const PassApplication& application : optimized.log) {
         EXPECT_NE(application.pass, pass.name) << "seed " << seed;

@@ -238,7 +238,8 @@ void Campaign::Error(const std::string& what) {
 void Campaign::Process(int64_t index) {
   const uint64_t seed = GraphSeed(options_.seed, index);
   const Clock::time_point t0 = Clock::now();
-  absl::StatusOr<GeneratedGraph> g = Generate(seed, options_.generator);
+  absl::StatusOr<compiler::generator::GeneratedGraph> g =
+      compiler::generator::Generate(seed, options_.generator);
   const bool valid = g.ok() && compiler::Verify(g->graph).ok();
   std::vector<HostTensor> inputs;
   bool nan_free = false;

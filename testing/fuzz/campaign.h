@@ -1,7 +1,7 @@
 // Fuzz campaigns: generate graphs, judge them differentially, and turn every
 // new failure into a minimized, deduplicated, emitted repro.
 //
-// For each graph (testing/fuzz/generator.h) of this shard, on its generator
+// For each graph (compiler/generator/generator.h) of this shard, on its generator
 // RandomSpec inputs, the campaign asks repro::Oracle about each configuration:
 //   cpu     compiled on CPU with the default options vs the fp64 reference;
 //   cpu-O0  the same with every optional pass off (opt_level=0): a failure
@@ -42,7 +42,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "testing/fuzz/generator.h"
+#include "compiler/generator/generator.h"
 
 namespace rk::fuzz {
 
@@ -54,7 +54,7 @@ struct CampaignOptions {
   int jobs = 1;
   int shard_index = 0;
   int shard_count = 1;
-  GeneratorOptions generator;
+  compiler::generator::GeneratorOptions generator;
   std::vector<std::string> faults;
   std::vector<std::string> known_signatures;  // FindingSignature strings
   bool opt_levels = true;  // the cpu-O0 configuration
@@ -110,7 +110,7 @@ struct CampaignStats {
   double judge_seconds = 0;
   double minimize_seconds = 0;
   std::map<std::string, int64_t> verdicts;  // "cpu:pass" -> count
-  OpCoverage coverage;
+  compiler::generator::OpCoverage coverage;
   std::vector<std::string> errors;  // generator or oracle errors (first few)
 };
 

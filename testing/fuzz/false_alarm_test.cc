@@ -1,6 +1,6 @@
 // No false alarms: graphs compiled without faults must pass the oracle's
 // default policy. Every graph in examples/ and 500 generated graphs (seeds
-// 0..499 of testing/fuzz/generator.h, 10 and 30 nodes, mixed dtypes), each
+// 0..499 of compiler/generator/generator.h, 10 and 30 nodes, mixed dtypes), each
 // judged by the isolated oracle with the default options and with
 // low_precision=true (f16/bf16 computed in their own dtype). A verdict other
 // than pass is printed with its seed, options, signature and graph, so it can
@@ -19,16 +19,20 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "compiler/generator/generator.h"
 #include "compiler/ir/parser.h"
 #include "compiler/ir/printer.h"
 #include "compiler/ir/seeded_inputs.h"
 #include "compiler/options/compile_options.h"
 #include "gtest/gtest.h"
 #include "repro/oracle/oracle.h"
-#include "testing/fuzz/generator.h"
 
 namespace rk::fuzz {
 namespace {
+
+using compiler::generator::Generate;
+using compiler::generator::GeneratedGraph;
+using compiler::generator::GeneratorOptions;
 
 constexpr int kRandomGraphs = 500;
 const char* const kExamples[] = {"attention.rk", "layer_norm.rk", "mixed_bf16.rk", "mlp.rk",

@@ -1,4 +1,4 @@
-#include "testing/fuzz/generator.h"
+#include "compiler/generator/generator.h"
 
 #include <cmath>
 #include <string>
@@ -11,6 +11,10 @@
 namespace rk::fuzz {
 namespace {
 
+using compiler::generator::Generate;
+using compiler::generator::GeneratedGraph;
+using compiler::generator::GeneratorOptions;
+using compiler::generator::OpCoverage;
 using compiler::DType;
 using compiler::HostTensor;
 

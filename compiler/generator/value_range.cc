@@ -1,10 +1,10 @@
-#include "testing/fuzz/value_range.h"
+#include "compiler/generator/value_range.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
-namespace rk::fuzz {
+namespace rk::compiler::generator {
 
 using compiler::Attributes;
 using compiler::DType;
@@ -238,4 +238,4 @@ bool OperandDomainOk(Op op, int index, const ValueFacts& x, const TensorType& re
   }
 }
 
-}  // namespace rk::fuzz
+}  // namespace rk::compiler::generator

@@ -4,13 +4,13 @@
 // with every standard library and on every machine.
 //
 // Tested by testing/fuzz/generator_test.cc (determinism per seed).
-#ifndef REPROKIT_TESTING_FUZZ_RNG_H_
-#define REPROKIT_TESTING_FUZZ_RNG_H_
+#ifndef REPROKIT_COMPILER_GENERATOR_RNG_H_
+#define REPROKIT_COMPILER_GENERATOR_RNG_H_
 
 #include <cstdint>
 #include <vector>
 
-namespace rk::fuzz {
+namespace rk::compiler::generator {
 
 class Rng {
  public:
@@ -76,6 +76,6 @@ class Rng {
   uint64_t state_[4];
 };
 
-}  // namespace rk::fuzz
+}  // namespace rk::compiler::generator
 
-#endif  // REPROKIT_TESTING_FUZZ_RNG_H_
+#endif  // REPROKIT_COMPILER_GENERATOR_RNG_H_

@@ -1,4 +1,5 @@
-// The fuzzer's graph generator: random, valid, numerically meaningful graphs
+// The random graph generator of the fuzzer and of the compiler's property
+// tests: random, valid, numerically meaningful graphs
 // drawn from the op table (compiler/ir/ops.def), deterministic per seed.
 //
 // How: a graph grows by forward insertion (an op consumes existing values,
@@ -25,9 +26,15 @@
 // Guarantees: Generate(seed, options) is a pure function of its arguments;
 // every graph verifies; every v1 op is reachable. Shown by
 // testing/fuzz/generator_test.cc (thousands of seeds: Verify OK, fp64
-// reference finite, every op covered, determinism).
-#ifndef REPROKIT_TESTING_FUZZ_GENERATOR_H_
-#define REPROKIT_TESTING_FUZZ_GENERATOR_H_
+// reference finite, every op covered, determinism; it lives above the
+// reference interpreter it checks against). The options for the compiler's
+// property tests are shown by compiler/generator/generator_options_test.cc,
+// and compiler/generator/generator_golden_test.cc pins the default graphs of
+// seeds 1..200, so fuzzing stays reproducible across changes.
+//
+// Needs only compiler/ir, so every compiler package after ir may use it.
+#ifndef REPROKIT_COMPILER_GENERATOR_GENERATOR_H_
+#define REPROKIT_COMPILER_GENERATOR_GENERATOR_H_
 
 #include <array>
 #include <cstdint>
@@ -39,7 +46,7 @@
 #include "compiler/ir/op.h"
 #include "compiler/ir/tensor.h"
 
-namespace rk::fuzz {
+namespace rk::compiler::generator {
 
 struct GeneratorOptions {
   // Compute nodes to aim for (guards and producers included; inputs not).
@@ -53,6 +60,23 @@ struct GeneratorOptions {
   bool mixed_dtypes = true;
   // Ops to draw from; empty: every op of the table.
   std::vector<compiler::Op> ops;
+
+  // --- For the compiler's property tests. Off for fuzzing: each changes the
+  // graphs a seed gives.
+  // For the text format, serialization and hashing (corner_values.h):
+  // literals, full values and norm epsilons take exact corner values (signed
+  // zeros, infinities, NaNs, subnormals, random bit patterns, extreme
+  // integers), the graph, its inputs and about half of the other nodes get
+  // names that need quoting, and the signature may get an unused input, an
+  // input as an output and a repeated output. Applied after the structure is chosen (a seed's
+  // graph keeps its ops and shapes); values are then no longer finite.
+  bool ir_corner_cases = false;
+  // For the graph passes (pass_patterns.h): about a third of the steps add a
+  // pattern some pass rewrites instead of an op of `ops` - identities (neg of
+  // neg, x*1, x+0, cast and layout round trips, log of exp), x-x, x*x, a
+  // repeated node, a constant subgraph - and about half of the unused values
+  // are left dead instead of becoming outputs. Values stay finite.
+  bool pass_patterns = false;
 };
 
 struct GeneratedGraph {
@@ -78,6 +102,6 @@ struct OpCoverage {
   std::vector<compiler::Op> Missing() const;
 };
 
-}  // namespace rk::fuzz
+}  // namespace rk::compiler::generator
 
-#endif  // REPROKIT_TESTING_FUZZ_GENERATOR_H_
+#endif  // REPROKIT_COMPILER_GENERATOR_GENERATOR_H_

@@ -11,9 +11,9 @@
 // casts), so a last-bit difference in, say, exp can never flip a comparison
 // and look like a miscompile.
 //
-// Tested by testing/fuzz/value_range_test.cc.
-#ifndef REPROKIT_TESTING_FUZZ_VALUE_RANGE_H_
-#define REPROKIT_TESTING_FUZZ_VALUE_RANGE_H_
+// Tested by compiler/generator/value_range_test.cc.
+#ifndef REPROKIT_COMPILER_GENERATOR_VALUE_RANGE_H_
+#define REPROKIT_COMPILER_GENERATOR_VALUE_RANGE_H_
 
 #include <vector>
 
@@ -22,7 +22,7 @@
 #include "compiler/ir/op.h"
 #include "compiler/ir/shape.h"
 
-namespace rk::fuzz {
+namespace rk::compiler::generator {
 
 struct ValueRange {
   double lo = 0;
@@ -62,6 +62,6 @@ inline constexpr double kMaxExpArgument = 6.0;
 // Smallest magnitude of log/sqrt/rsqrt/pow/reciprocal/div operands.
 inline constexpr double kMinPositive = 0.1;
 
-}  // namespace rk::fuzz
+}  // namespace rk::compiler::generator
 
-#endif  // REPROKIT_TESTING_FUZZ_VALUE_RANGE_H_
+#endif  // REPROKIT_COMPILER_GENERATOR_VALUE_RANGE_H_

@@ -1,4 +1,4 @@
-#include "testing/fuzz/generator_context.h"
+#include "compiler/generator/generator_context.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,11 +6,12 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "compiler/generator/corner_values.h"
 #include "compiler/ir/builder.h"
 #include "compiler/ir/shape_inference.h"
 #include "compiler/ir/verifier.h"
 
-namespace rk::fuzz {
+namespace rk::compiler::generator {
 
 using compiler::Attributes;
 using compiler::DType;
@@ -487,14 +488,26 @@ absl::StatusOr<int> GenContext::Fit(Op op, int index, int v, const TensorType& r
 }
 
 absl::StatusOr<GeneratedGraph> GenContext::Finish() {
-  compiler::GraphBuilder builder("fuzz");
+  // Corner cases and dead code draw from the stream only when asked for, and
+  // only here, after the structure: the default options give the graphs they
+  // always gave.
+  const bool corner = options_.ir_corner_cases;
+  CornerNames names(rng_);
+  compiler::GraphBuilder builder(corner ? names.GraphName() : "fuzz");
   GeneratedGraph result;
   std::vector<compiler::NodeId> ids(values_.size());
   int inputs = 0;
   for (size_t i = 0; i < values_.size(); ++i) {
     if (!values_[i].is_input) continue;
-    ids[i] = builder.Input(absl::StrCat("x", inputs++), values_[i].facts.type);
+    const std::string name = corner ? names.NodeName(1.0) : absl::StrCat("x", inputs++);
+    ids[i] = builder.Input(name, values_[i].facts.type);
     result.input_specs.push_back(values_[i].spec);
+  }
+  std::vector<compiler::NodeId> signature_inputs(builder.graph().inputs());
+  if (corner && rng_.Chance(0.5)) {
+    // An input nobody uses.
+    builder.Input(names.NodeName(1.0), TensorType(RandomDType(), RandomShape()));
+    result.input_specs.push_back({});
   }
   int last = -1;
   for (size_t i = 0; i < values_.size(); ++i) {
@@ -502,15 +515,29 @@ absl::StatusOr<GeneratedGraph> GenContext::Finish() {
     if (value.is_input) continue;
     std::vector<compiler::NodeId> operands;
     for (int o : value.operands) operands.push_back(ids[o]);
-    absl::StatusOr<compiler::NodeId> id = builder.Add(value.op, operands, value.attrs);
+    Attributes attrs = value.attrs;
+    if (corner) AddCornerValues(value.op, value.facts.type, attrs, rng_);
+    absl::StatusOr<compiler::NodeId> id =
+        builder.Add(value.op, operands, attrs, corner ? names.NodeName(0.5) : "");
     if (!id.ok()) return absl::InternalError(std::string(id.status().message()));
     ids[i] = *id;
     last = static_cast<int>(i);
   }
   if (last < 0) return absl::InternalError("generated graph has no compute node");
+  std::vector<compiler::NodeId> outputs;
   for (size_t i = 0; i < values_.size(); ++i) {
     if (values_[i].is_input || values_[i].users > 0) continue;
-    if (absl::Status s = builder.Output(ids[i]); !s.ok()) return s;
+    // Dead code for the passes: some unused values are not outputs (the last
+    // node always is).
+    if (options_.pass_patterns && static_cast<int>(i) != last && rng_.Chance(0.5)) continue;
+    outputs.push_back(ids[i]);
+  }
+  if (corner && rng_.Chance(0.5) && !signature_inputs.empty()) {
+    outputs.push_back(signature_inputs[rng_.Below(signature_inputs.size())]);
+  }
+  if (corner && rng_.Chance(0.5)) outputs.push_back(outputs[rng_.Below(outputs.size())]);
+  for (compiler::NodeId id : outputs) {
+    if (absl::Status s = builder.Output(id); !s.ok()) return s;
   }
   absl::StatusOr<compiler::Graph> graph = builder.Build();
   if (!graph.ok()) return absl::InternalError(std::string(graph.status().message()));
@@ -522,4 +549,10 @@ absl::StatusOr<GeneratedGraph> GenContext::Finish() {
   return result;
 }
 
-}  // namespace rk::fuzz
+absl::StatusOr<int> GenContext::EmitCopy(int v) {
+  if (values_[v].is_input) return Skip("inputs have no copies");
+  const Value& value = values_[v];
+  return Emit(value.op, value.operands, value.attrs);
+}
+
+}  // namespace rk::compiler::generator

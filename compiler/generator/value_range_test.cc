@@ -1,8 +1,8 @@
-#include "testing/fuzz/value_range.h"
+#include "compiler/generator/value_range.h"
 
 #include "gtest/gtest.h"
 
-namespace rk::fuzz {
+namespace rk::compiler::generator {
 namespace {
 
 using compiler::DType;
@@ -60,4 +60,4 @@ TEST(ValueRangeTest, ExactnessFollowsTheOps) {
 }
 
 }  // namespace
-}  // namespace rk::fuzz
+}  // namespace rk::compiler::generator

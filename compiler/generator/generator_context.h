@@ -5,21 +5,21 @@
 // guards. Internal to the generator.
 //
 // Tested through testing/fuzz/generator_test.cc.
-#ifndef REPROKIT_TESTING_FUZZ_GENERATOR_CONTEXT_H_
-#define REPROKIT_TESTING_FUZZ_GENERATOR_CONTEXT_H_
+#ifndef REPROKIT_COMPILER_GENERATOR_GENERATOR_CONTEXT_H_
+#define REPROKIT_COMPILER_GENERATOR_GENERATOR_CONTEXT_H_
 
 #include <cstdint>
 #include <functional>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "compiler/generator/generator.h"
+#include "compiler/generator/rng.h"
+#include "compiler/generator/value_range.h"
 #include "compiler/ir/attributes.h"
 #include "compiler/ir/graph.h"
-#include "testing/fuzz/generator.h"
-#include "testing/fuzz/rng.h"
-#include "testing/fuzz/value_range.h"
 
-namespace rk::fuzz {
+namespace rk::compiler::generator {
 
 // Returned by builders that cannot place an op right now (e.g. the result
 // would exceed max_elements); the caller draws another op.
@@ -45,6 +45,9 @@ class GenContext {
   // are scaled down first when their ranges could push it over.
   absl::StatusOr<int> EmitBounded(compiler::Op op, std::vector<int> operands,
                                   compiler::Attributes attrs = {});
+  // A second node computing what `v` computes (same op, operands and
+  // attributes); Skip for an input.
+  absl::StatusOr<int> EmitCopy(int v);
   // A new graph input with a RandomSpec chosen for its dtype.
   int NewInput(const compiler::TensorType& type);
 
@@ -81,7 +84,8 @@ class GenContext {
   absl::StatusOr<int> EmitSource(compiler::Op op, const compiler::TensorType& type);
 
   // The graph: inputs first, nodes in creation order, every unused computed
-  // value an output.
+  // value an output (some of them with pass_patterns; ir_corner_cases adds
+  // its corner cases here).
   absl::StatusOr<GeneratedGraph> Finish();
 
  private:
@@ -106,6 +110,6 @@ class GenContext {
   int num_inputs_ = 0;
 };
 
-}  // namespace rk::fuzz
+}  // namespace rk::compiler::generator
 
-#endif  // REPROKIT_TESTING_FUZZ_GENERATOR_CONTEXT_H_
+#endif  // REPROKIT_COMPILER_GENERATOR_GENERATOR_CONTEXT_H_
