@@ -1,4 +1,4 @@
-"""Bazel targets for repro bundles (DESIGN.md §5, docs/WORKFLOWS.md).
+"""Bazel targets for repro bundles (docs/WORKFLOWS.md).
 
     load("//repro:defs.bzl", "reprokit_repro")            # inside reprokit
     load("@reprokit//repro:defs.bzl", "reprokit_repro")   # from another workspace

@@ -1,9 +1,9 @@
 // `reprokit bisect BUNDLE|GRAPH --passes | --options | --nodes`: finds what
-// makes a failing compilation fail (DESIGN.md §5 "Bisection"): the first bad
+// makes a failing compilation fail (docs/WORKFLOWS.md): the first bad
 // optional pass application, the minimal option difference from a good
 // configuration, or the first node whose compiled value diverges.
 //
-// Exit codes (DESIGN.md §9, made precise for a search):
+// Exit codes (README.md's, made precise for a search):
 //   0    a finding was reported: the first bad application, or that the
 //        failure persists with every optional pass disabled; a minimal
 //        option difference; the first divergent node.

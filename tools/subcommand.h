@@ -16,7 +16,7 @@
 
 namespace rk::tools {
 
-// Exit codes shared by all subcommands (DESIGN.md §9).
+// Exit codes shared by all subcommands (listed in README.md).
 enum ExitCode : int {
   kExitOk = 0,           // success, or "does not reproduce"
   kExitReproduces = 1,   // the failure reproduces

@@ -54,7 +54,7 @@ void ExpectGolden(const std::string& name, const std::string& actual) {
                                     << " differs; REPROKIT_UPDATE_GOLDENS=1 rewrites it";
 }
 
-// The softmax block of DESIGN.md §3.
+// The softmax block of docs/FORMAT.md's example.
 Graph SoftmaxBlock() {
   GraphBuilder b("block");
   NodeId x = b.Input("x", TensorType(DType::kF32, {8, 128}));

@@ -1,6 +1,7 @@
 // Options that reach LLVM code generation, derived from CompileOptions.
 //
-// Tested through compiler/codegen/codegen_test.cc.
+// Tested through compiler/driver/compile_diff_test.cc (the numerics options on
+// the CPU) and compiler/tests/cuda_program_test.cc (the NVPTX flags).
 #ifndef REPROKIT_COMPILER_LLVM_IR_CODEGEN_OPTIONS_H_
 #define REPROKIT_COMPILER_LLVM_IR_CODEGEN_OPTIONS_H_
 

@@ -1,4 +1,4 @@
-// Internal to compiler/codegen: lowers kernel IR expressions to LLVM values
+// Internal to compiler/llvm_ir: lowers kernel IR expressions to LLVM values
 // inside one function. Storage types: f16/bf16 as i16, bool as i8. Compute
 // types: f16/bf16 in f32 (rounded after every op when low_precision), bool as
 // i1, others as themselves. Numeric rules follow compiler/ir/tensor.h.

@@ -1,6 +1,6 @@
 // The reference interpreter: evaluates a Graph on host tensors, slowly and
-// simply, as the ground truth that compiled code is judged against (DESIGN.md
-// §5, the oracle).
+// simply, as the ground truth that compiled code is judged against (the
+// oracle: docs/ARCHITECTURE.md, "The flow of one judgement").
 //
 // Needs a verified graph (Verify in compiler/ir/verifier.h); the interpreter
 // re-checks only what it must to stay memory-safe (operand order, the

@@ -1,5 +1,6 @@
-// PromoteToF64: the graph the oracle's fp64 reference runs (DESIGN.md §5, cf.
-// PyTorch's cast_to_fp64). Every float dtype becomes f64: graph inputs, node
+// PromoteToF64: the graph the oracle's fp64 reference runs
+// (docs/ARCHITECTURE.md, "The flow of one judgement"; cf. PyTorch's
+// cast_to_fp64). Every float dtype becomes f64: graph inputs, node
 // result types, cast targets, full/iota dtypes and literal constants (their
 // values converted exactly; a `full`'s value is first rounded to its declared
 // dtype, which is the value the program holds). Integer and bool types, node ids, names,

@@ -1,7 +1,7 @@
 // Test-only accuracy judgement for GPU results: the compiled CUDA output is
 // judged against the fp64 reference interpreter with an error budget taken
 // from the native-dtype reference, the same shape of rule as the oracle's
-// default (DESIGN.md §5, repro/oracle), re-implemented here because
+// default ("torch" in repro/oracle/accuracy.h), re-implemented here because
 // compiler/ must not depend on repro/.
 //
 // Per float output, with tol the caller's tolerance:

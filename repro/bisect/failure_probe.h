@@ -3,9 +3,9 @@
 // fixed inputs.
 //
 // A BisectTarget is a failing compilation: graph, inputs, the failing compile
-// options and the failure's signature (DESIGN.md §5). The probe judges
-// variants of the options (a pass cap, a subset of option changes) with the
-// oracle, so crashes and hangs stay in worker processes, and counts the
+// options and the failure's signature (repro/oracle/signature.h). The probe
+// judges variants of the options (a pass cap, a subset of option changes) with
+// the oracle, so crashes and hangs stay in worker processes, and counts the
 // judgements so a report can say what the search cost. dump_dir is cleared
 // from every judged configuration: dumps are bisection's own business, and
 // the oracle's fp64 recompile would overwrite them.

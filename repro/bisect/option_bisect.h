@@ -1,6 +1,7 @@
-// Option bisection (DESIGN.md §5 "Bisection" (b)): delta debugging over the
-// difference between a good and a bad CompileOptions, down to a minimal set of
-// changes that still makes the compilation fail with its signature.
+// Option bisection (`reprokit bisect --options`, docs/WORKFLOWS.md): delta
+// debugging over the difference between a good and a bad CompileOptions, down
+// to a minimal set of changes that still makes the compilation fail with its
+// signature.
 //
 // The difference is split into items: one per scalar key whose value differs
 // ("fast_math=true"), and one per list element added or removed for the list

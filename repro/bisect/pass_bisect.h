@@ -1,7 +1,8 @@
-// Pass-application bisection (DESIGN.md §5 "Bisection" (a)): finds the first
-// optional pass application whose inclusion makes a compilation fail with its
-// signature, by binary search on CompileOptions::max_pass_applications (cf.
-// LLVM's -opt-bisect-limit).
+// Pass-application bisection (`reprokit bisect --passes`, docs/WORKFLOWS.md,
+// "Bisecting a regression in git history"): finds the first optional pass
+// application whose inclusion makes a compilation fail with its signature, by
+// binary search on CompileOptions::max_pass_applications (cf. LLVM's
+// -opt-bisect-limit).
 //
 // Needs a FailureProbe whose target fails (probe.IsTargetFailure) with its own
 // options. Steps:

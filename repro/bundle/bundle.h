@@ -1,5 +1,5 @@
 // Repro bundles: a directory that holds everything needed to replay one
-// compilation (DESIGN.md §5, schema in docs/BUNDLE.md).
+// compilation (schema in docs/BUNDLE.md).
 //
 //   graph.rk     the graph in the text format; constants above the inline
 //                limit are `sha256:<hex>` references into blobs/

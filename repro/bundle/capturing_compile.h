@@ -1,6 +1,6 @@
 // CompileWithCapture: compiler::Compile for programs that embed the compiler,
 // leaving a repro bundle behind when asked to, like PyTorch's
-// TORCHDYNAMO_REPRO_AFTER (DESIGN.md §1, §5).
+// TORCHDYNAMO_REPRO_AFTER (docs/BUNDLE.md, "Capture from a program").
 //
 // The environment decides:
 //   REPROKIT_CAPTURE=off          (default) just compile

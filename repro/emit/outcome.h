@@ -1,6 +1,6 @@
 // What a repro run means: compares the oracle's verdict with the bundle's
 // expected failure signature and turns that into an exit code for the mode
-// the runner was started in (DESIGN.md §5, "Bazel emission").
+// the runner was started in (docs/WORKFLOWS.md, sections 2 and 3).
 //
 //   match              test (default)   test (known_failure)   bisect
 //   reproduces         1 FAIL           0 PASS                 1 bad

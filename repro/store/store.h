@@ -1,5 +1,5 @@
 // The content store interface: immutable blobs addressed by the SHA-256 of
-// their raw bytes (DESIGN.md §5, docs/STORE.md).
+// their raw bytes (docs/STORE.md).
 //
 // A backend guarantees: Put is idempotent and atomic (a reader sees a whole
 // object or none); Get returns bytes whose digest was checked, or DataLoss

@@ -8,7 +8,8 @@
 //                 finding is new in this run (known ones pass), plus a
 //                 "generator" testcase failing on any invalid graph.
 //
-// Tested by testing/fuzz/report_test.cc.
+// Tested through testing/fuzz/campaign_test.cc (a campaign writes every
+// report) and tools/fuzz_sharded_test.sh (summary.md of a sharded run).
 #ifndef REPROKIT_TESTING_FUZZ_REPORT_H_
 #define REPROKIT_TESTING_FUZZ_REPORT_H_
 

@@ -2,8 +2,9 @@
 // temporaries, and calls each kernel's machine code in order with its buffer
 // pointers (through rk_parallel_for for threaded kernels).
 //
-// Tested by compiler/cpu/runtime/runtime_test.cc and the end-to-end tests in
-// compiler/driver/.
+// Tested through the end-to-end tests in compiler/driver/ (compile_test.cc,
+// compile_diff_test.cc: compiled programs run against the reference);
+// rk_parallel_for, which it calls, by compiler/cpu/runtime/runtime_test.cc.
 #ifndef REPROKIT_COMPILER_CPU_RUNTIME_EXECUTOR_H_
 #define REPROKIT_COMPILER_CPU_RUNTIME_EXECUTOR_H_
 

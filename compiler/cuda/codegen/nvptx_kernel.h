@@ -1,6 +1,6 @@
-// Internal to compiler/gpu: emits one NVPTX entry for one kernel, or for a
-// row group (row_group.h: row-reduction kernels run as stages of one block per
-// row), or the two entries of a split row reduction (split_rows.h)
+// Internal to compiler/cuda/codegen: emits one NVPTX entry for one kernel, or
+// for a row group (row_group.h: row-reduction kernels run as stages of one
+// block per row), or the two entries of a split row reduction (split_rows.h)
 // (nvptx_emitter.cc for the entry and grid-stride kernels, nvptx_rows.cc for
 // row reductions and row groups, nvptx_warp_rows.cc for short rows a warp
 // each (warp_rows.h), nvptx_split_rows.cc for the two passes,

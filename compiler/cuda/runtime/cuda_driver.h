@@ -12,7 +12,8 @@
 // and unloaded when the last holder lets go. All work goes to the legacy
 // default stream, so launches from several threads are serialized.
 //
-// Tested by compiler/gpu/cuda_runtime_test.cc (skips without a GPU).
+// Tested by compiler/tests/cuda_program_test.cc (the GPU cases skip without
+// a GPU; the Unavailable path runs everywhere).
 #ifndef REPROKIT_COMPILER_CUDA_RUNTIME_CUDA_DRIVER_H_
 #define REPROKIT_COMPILER_CUDA_RUNTIME_CUDA_DRIVER_H_
 
