@@ -67,9 +67,9 @@ TEST(OpCoverageSelfTest, ASampleShapeInferenceRejectsFails) {
 TEST(OpCoverageSelfTest, AnOpTheGeneratorCannotEmitFails) {
   CoverageTables tables = RealTables();
   // A generator that has no builder for anything but neg.
-  tables.generate = [](uint64_t seed, fuzz::GeneratorOptions options) {
+  tables.generate = [](uint64_t seed, compiler::generator::GeneratorOptions options) {
     options.ops = {Op::kNeg};
-    return fuzz::Generate(seed, options);
+    return compiler::generator::Generate(seed, options);
   };
   const std::vector<std::string> problems = CheckOp(Op::kExp, tables);
   EXPECT_TRUE(Mentions(problems, "exp: missing fuzz generator")) << absl::StrJoin(problems, "\n");

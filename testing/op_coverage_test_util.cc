@@ -11,13 +11,13 @@
 #include "compiler/cuda/codegen/ptx_test_util.h"
 #include "compiler/driver/compile.h"
 #include "compiler/driver/compile_test_util.h"
+#include "compiler/generator/value_range.h"
 #include "compiler/ir/parser.h"
 #include "compiler/passes/pass_manager.h"
 #include "compiler/reference/interpreter.h"
 #include "compiler/reference/promote.h"
 #include "minifier/candidate.h"
 #include "minifier/reduction.h"
-#include "testing/fuzz/value_range.h"
 
 namespace rk::op_coverage {
 namespace {
@@ -114,7 +114,7 @@ absl::Status CheckGpu(const std::string& text) {
 
 // Whether every element of `values` lies in `range` (up to rounding of the
 // bounds themselves).
-bool Within(const HostTensor& values, const fuzz::ValueRange& range) {
+bool Within(const HostTensor& values, const compiler::generator::ValueRange& range) {
   const double slack = 1e-9 * (1 + range.MaxAbs());
   for (int64_t i = 0; i < values.num_elements(); ++i) {
     const double v = values.GetDouble(i);
@@ -123,8 +123,8 @@ bool Within(const HostTensor& values, const fuzz::ValueRange& range) {
   return true;
 }
 
-fuzz::ValueRange Observed(const HostTensor& values) {
-  fuzz::ValueRange r{INFINITY, -INFINITY};
+compiler::generator::ValueRange Observed(const HostTensor& values) {
+  compiler::generator::ValueRange r{INFINITY, -INFINITY};
   for (int64_t i = 0; i < values.num_elements(); ++i) {
     r.lo = std::min(r.lo, values.GetDouble(i));
     r.hi = std::max(r.hi, values.GetDouble(i));
@@ -139,13 +139,13 @@ fuzz::ValueRange Observed(const HostTensor& values) {
 // nothing (a slice that keeps the whole shape, inputs that come only with
 // their users).
 absl::Status CheckGenerator(Op op, const CoverageTables& tables) {
-  fuzz::GeneratorOptions options;
+  compiler::generator::GeneratorOptions options;
   options.nodes = 3;
   options.ops = {op};
   if (op != Op::kNeg) options.ops.push_back(Op::kNeg);
   int emitted = 0;
   for (uint64_t seed = 1; seed <= kGeneratorSeeds; ++seed) {
-    absl::StatusOr<fuzz::GeneratedGraph> g = tables.generate(seed, options);
+    absl::StatusOr<compiler::generator::GeneratedGraph> g = tables.generate(seed, options);
     if (!g.ok()) return g.status();
     if (!HasOp(g->graph, op)) continue;
     compiler::EvalOptions eval;
@@ -158,11 +158,11 @@ absl::Status CheckGenerator(Op op, const CoverageTables& tables) {
       const compiler::Node& node = g->graph.nodes()[id];
       if (node.op != op) continue;
       ++emitted;
-      std::vector<fuzz::ValueFacts> operands;
+      std::vector<compiler::generator::ValueFacts> operands;
       for (compiler::NodeId operand : node.operands) {
         operands.push_back({g->graph.type(operand), Observed(r->values[operand.value]), true});
       }
-      const fuzz::ValueRange range = fuzz::InferRange(op, operands, node.attrs, node.type);
+      const compiler::generator::ValueRange range = compiler::generator::InferRange(op, operands, node.attrs, node.type);
       if (!Within(r->values[id], range)) {
         return Missing(absl::StrCat("value_range: InferRange gives [", range.lo, ", ", range.hi,
                                     "] but seed ", seed, " of {", std::string(compiler::OpName(op)), ", neg}", " computes ",
@@ -203,8 +203,8 @@ const Exemption* FindExemption(Op op, Piece piece, const CoverageTables& tables)
 
 CoverageTables RealTables() {
   return {OpSamples(), OpExemptions(),
-          [](uint64_t seed, const fuzz::GeneratorOptions& options) {
-            return fuzz::Generate(seed, options);
+          [](uint64_t seed, const compiler::generator::GeneratorOptions& options) {
+            return compiler::generator::Generate(seed, options);
           },
           minifier::SimplificationsOf};
 }

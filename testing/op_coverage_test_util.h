@@ -19,9 +19,9 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "compiler/generator/generator.h"
 #include "compiler/ir/op.h"
 #include "minifier/reductions/simplify_op.h"
-#include "testing/fuzz/generator.h"
 #include "testing/op_samples_test_util.h"
 
 namespace rk::op_coverage {
@@ -29,8 +29,8 @@ namespace rk::op_coverage {
 struct CoverageTables {
   std::vector<OpSample> samples;
   std::vector<Exemption> exemptions;
-  // The generator whose support for an op is checked (fuzz::Generate).
-  std::function<absl::StatusOr<fuzz::GeneratedGraph>(uint64_t, const fuzz::GeneratorOptions&)>
+  // The generator whose support for an op is checked (compiler::generator::Generate).
+  std::function<absl::StatusOr<compiler::generator::GeneratedGraph>(uint64_t, const compiler::generator::GeneratorOptions&)>
       generate;
   // What the minifier offers per op (minifier::SimplificationsOf).
   std::function<std::vector<minifier::OpSimplification>(compiler::Op)> simplifications;
