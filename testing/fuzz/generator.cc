@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "compiler/ir/seeded_inputs.h"
 #include "compiler/ir/shape_inference.h"
 #include "testing/fuzz/generator_context.h"
@@ -28,13 +29,6 @@ bool Compatible(const Shape& a, const Shape& b, int64_t max_elements) {
   absl::StatusOr<Shape> s = compiler::BroadcastShapes(a, b);
   return s.ok() && s->num_elements() <= max_elements;
 }
-
-#define RK_ASSIGN(var, expr)             \
-  do {                                   \
-    absl::StatusOr<int> result_ = (expr); \
-    if (!result_.ok()) return result_.status(); \
-    var = *result_;                      \
-  } while (0)
 
 // The op builders: each places one node of its op, creating whatever
 // operands it needs.
@@ -83,19 +77,19 @@ class OpBuilder {
   absl::Status Unary(Op op) {
     const bool ints_ok = op == Op::kNeg || op == Op::kAbs;
     int v;
-    RK_ASSIGN(v, Operand(rng_.Chance(0.8) ? IsFloatValue : IsNumeric, ctx_.RandomFloatDType(), 0,
-                         false));
+    RK_ASSIGN_OR_RETURN(
+        v, Operand(rng_.Chance(0.8) ? IsFloatValue : IsNumeric, ctx_.RandomFloatDType(), 0, false));
     if (!IsFloat(ctx_.type(v).dtype) && !(ints_ok && ctx_.type(v).dtype != DType::kBool)) {
-      RK_ASSIGN(v, ctx_.Convert(v, ctx_.RandomFloatDType()));
+      RK_ASSIGN_OR_RETURN(v, ctx_.Convert(v, ctx_.RandomFloatDType()));
     }
-    RK_ASSIGN(v, ctx_.Fit(op, 0, v, ctx_.type(v)));
+    RK_ASSIGN_OR_RETURN(v, ctx_.Fit(op, 0, v, ctx_.type(v)));
     return ctx_.EmitBounded(op, {v}).status();
   }
 
   absl::Status Binary(Op op) {
     int a;
-    RK_ASSIGN(a, Operand(op == Op::kPow ? IsFloatValue : IsNumeric, ctx_.RandomFloatDType(), 0,
-                         false));
+    RK_ASSIGN_OR_RETURN(
+        a, Operand(op == Op::kPow ? IsFloatValue : IsNumeric, ctx_.RandomFloatDType(), 0, false));
     const TensorType ta = ctx_.type(a);
     int b = -1;
     if (rng_.Chance(0.4)) {
@@ -103,28 +97,35 @@ class OpBuilder {
         return f.type.dtype == ta.dtype && Compatible(ta.shape, f.type.shape, max());
       });
     }
-    if (b < 0) RK_ASSIGN(b, ctx_.Produce(TensorType(ta.dtype, ctx_.BroadcastPartner(ta.shape)), false));
+    if (b < 0) {
+      RK_ASSIGN_OR_RETURN(
+          b, ctx_.Produce(TensorType(ta.dtype, ctx_.BroadcastPartner(ta.shape)), false));
+    }
     if (rng_.Chance(0.3)) std::swap(a, b);
-    RK_ASSIGN(a, ctx_.Fit(op, 0, a, ctx_.type(a)));
-    RK_ASSIGN(b, ctx_.Fit(op, 1, b, ctx_.type(b)));
+    RK_ASSIGN_OR_RETURN(a, ctx_.Fit(op, 0, a, ctx_.type(a)));
+    RK_ASSIGN_OR_RETURN(b, ctx_.Fit(op, 1, b, ctx_.type(b)));
     return ctx_.EmitBounded(op, {a, b}).status();
   }
 
   absl::Status Compare(Op op) {
     int a;
-    RK_ASSIGN(a, Operand([](const ValueFacts&) { return true; }, ctx_.RandomDType(), 0, true));
+    RK_ASSIGN_OR_RETURN(
+        a, Operand([](const ValueFacts&) { return true; }, ctx_.RandomDType(), 0, true));
     const TensorType ta = ctx_.type(a);
     int b = -1;
     const uint64_t r = rng_.Below(10);
     if (r < 4) {
       const double threshold = ta.dtype == DType::kBool ? 1.0 : rng_.Chance(0.5) ? 0.0 : 0.5;
-      RK_ASSIGN(b, ctx_.ScalarFull(ta.dtype, threshold));
+      RK_ASSIGN_OR_RETURN(b, ctx_.ScalarFull(ta.dtype, threshold));
     } else if (r < 7) {
       b = ctx_.Pick([&](const ValueFacts& f) {
         return f.exact && f.type.dtype == ta.dtype && Compatible(ta.shape, f.type.shape, max());
       });
     }
-    if (b < 0) RK_ASSIGN(b, ctx_.Produce(TensorType(ta.dtype, ctx_.BroadcastPartner(ta.shape)), true));
+    if (b < 0) {
+      RK_ASSIGN_OR_RETURN(
+          b, ctx_.Produce(TensorType(ta.dtype, ctx_.BroadcastPartner(ta.shape)), true));
+    }
     if (rng_.Chance(0.3)) std::swap(a, b);
     return ctx_.Emit(op, {a, b}).status();
   }
@@ -141,21 +142,22 @@ class OpBuilder {
 
   absl::Status Logic(Op op) {
     int a;
-    RK_ASSIGN(a, Bool(nullptr));
+    RK_ASSIGN_OR_RETURN(a, Bool(nullptr));
     if (op == Op::kNot) return ctx_.Emit(op, {a}).status();
     const Shape shape = ctx_.type(a).shape;
     int b;
-    RK_ASSIGN(b, Bool(&shape));
+    RK_ASSIGN_OR_RETURN(b, Bool(&shape));
     if (rng_.Chance(0.3)) std::swap(a, b);
     return ctx_.Emit(op, {a, b}).status();
   }
 
   absl::Status Where() {
     int a;
-    RK_ASSIGN(a, Operand([](const ValueFacts&) { return true; }, ctx_.RandomDType(), 0, false));
+    RK_ASSIGN_OR_RETURN(
+        a, Operand([](const ValueFacts&) { return true; }, ctx_.RandomDType(), 0, false));
     const TensorType ta = ctx_.type(a);
     int cond;
-    RK_ASSIGN(cond, Bool(&ta.shape));
+    RK_ASSIGN_OR_RETURN(cond, Bool(&ta.shape));
     int b = -1;
     if (rng_.Chance(0.4)) {
       b = ctx_.Pick([&](const ValueFacts& f) {
@@ -163,19 +165,23 @@ class OpBuilder {
                Compatible(ctx_.type(cond).shape, f.type.shape, max());
       });
     }
-    if (b < 0) RK_ASSIGN(b, ctx_.Produce(TensorType(ta.dtype, ctx_.BroadcastPartner(ta.shape)), false));
+    if (b < 0) {
+      RK_ASSIGN_OR_RETURN(
+          b, ctx_.Produce(TensorType(ta.dtype, ctx_.BroadcastPartner(ta.shape)), false));
+    }
     if (rng_.Chance(0.5)) std::swap(a, b);
     return ctx_.EmitBounded(Op::kWhere, {cond, a, b}).status();
   }
 
   absl::Status Cast() {
     int v;
-    RK_ASSIGN(v, Operand([](const ValueFacts&) { return true; }, ctx_.RandomDType(), 0, false));
+    RK_ASSIGN_OR_RETURN(
+        v, Operand([](const ValueFacts&) { return true; }, ctx_.RandomDType(), 0, false));
     const DType from = ctx_.type(v).dtype;
     DType to = ctx_.RandomDType();
     for (int i = 0; i < 4 && to == from; ++i) to = ctx_.RandomDType();
     if (to == from) to = from == DType::kF32 ? DType::kF16 : DType::kF32;
-    RK_ASSIGN(v, ctx_.Fit(Op::kCast, 0, v, TensorType(to, ctx_.type(v).shape)));
+    RK_ASSIGN_OR_RETURN(v, ctx_.Fit(Op::kCast, 0, v, TensorType(to, ctx_.type(v).shape)));
     if (ctx_.type(v).dtype == to) return absl::OkStatus();
     return ctx_.Emit(Op::kCast, {v}, {{"dtype", to}}).status();
   }
@@ -183,11 +189,11 @@ class OpBuilder {
   absl::Status Reduce(Op op) {
     const bool argmax = op == Op::kArgmax;
     int v;
-    RK_ASSIGN(v, Operand(IsNumeric, argmax ? ctx_.RandomDType() : ctx_.RandomFloatDType(),
-                         argmax ? 1 : 0, argmax));
+    RK_ASSIGN_OR_RETURN(v, Operand(IsNumeric, argmax ? ctx_.RandomDType() : ctx_.RandomFloatDType(),
+                                   argmax ? 1 : 0, argmax));
     const DType dtype = ctx_.type(v).dtype;
     if (dtype == DType::kBool || (op == Op::kReduceMean && !IsFloat(dtype))) {
-      RK_ASSIGN(v, ctx_.Convert(v, argmax ? DType::kI32 : ctx_.RandomFloatDType()));
+      RK_ASSIGN_OR_RETURN(v, ctx_.Convert(v, argmax ? DType::kI32 : ctx_.RandomFloatDType()));
     }
     const int rank = ctx_.type(v).shape.rank();
     const bool keepdim = rng_.Chance(0.5);
@@ -202,9 +208,10 @@ class OpBuilder {
   absl::Status Layout(Op op) {
     const auto any = [](const ValueFacts&) { return true; };
     int v;
-    RK_ASSIGN(v, Operand(any, ctx_.RandomDType(),
-                         op == Op::kTranspose ? 2 : (op == Op::kSlice || op == Op::kConcat) ? 1 : 0,
-                         false));
+    RK_ASSIGN_OR_RETURN(
+        v, Operand(any, ctx_.RandomDType(),
+                   op == Op::kTranspose ? 2 : (op == Op::kSlice || op == Op::kConcat) ? 1 : 0,
+                   false));
     const Shape s = ctx_.type(v).shape;
     const int rank = s.rank();
     switch (op) {
@@ -280,7 +287,9 @@ class OpBuilder {
       }
       const int64_t elements = p >= 0 ? ctx_.type(p).num_elements() : Shape(dims).num_elements();
       if (total + elements > max()) break;
-      if (p < 0) RK_ASSIGN(p, ctx_.Produce(TensorType(t.dtype, Shape(dims)), false));
+      if (p < 0) {
+        RK_ASSIGN_OR_RETURN(p, ctx_.Produce(TensorType(t.dtype, Shape(dims)), false));
+      }
       total += elements;
       parts.push_back(p);
     }
@@ -299,7 +308,7 @@ class OpBuilder {
       std::vector<int64_t> dims = s.dims();
       const int at = static_cast<int>(rng_.Range(0, s.rank()));
       dims.insert(dims.begin() + at, 1);
-      RK_ASSIGN(v, ctx_.Derive(v, Shape(dims)));
+      RK_ASSIGN_OR_RETURN(v, ctx_.Derive(v, Shape(dims)));
       if (ctx_.type(v).shape.rank() < static_cast<int>(dims.size())) return absl::OkStatus();
       ones = {at};
     }
@@ -311,7 +320,7 @@ class OpBuilder {
   absl::Status Matmul() {
     constexpr int64_t kSizes[] = {1, 2, 3, 4, 5, 8, 16};
     int a;
-    RK_ASSIGN(a, Operand(IsNumeric, ctx_.RandomFloatDType(), 2, false));
+    RK_ASSIGN_OR_RETURN(a, Operand(IsNumeric, ctx_.RandomFloatDType(), 2, false));
     const TensorType ta = ctx_.type(a);
     const int rank = ta.shape.rank();
     const int64_t k = ta.shape.dim(rank - 1);
@@ -330,14 +339,16 @@ class OpBuilder {
         return f.type.dtype == ta.dtype && f.type.shape == Shape(dims);
       });
     }
-    if (b < 0) RK_ASSIGN(b, ctx_.Produce(TensorType(ta.dtype, Shape(dims)), false));
+    if (b < 0) {
+      RK_ASSIGN_OR_RETURN(b, ctx_.Produce(TensorType(ta.dtype, Shape(dims)), false));
+    }
     return ctx_.EmitBounded(Op::kMatmul, {a, b}).status();
   }
 
   absl::Status Composite(Op op) {
     int x;
-    RK_ASSIGN(x, Operand(IsFloatValue, ctx_.RandomFloatDType(), 1, false));
-    RK_ASSIGN(x, ctx_.Fit(op, 0, x, ctx_.type(x)));
+    RK_ASSIGN_OR_RETURN(x, Operand(IsFloatValue, ctx_.RandomFloatDType(), 1, false));
+    RK_ASSIGN_OR_RETURN(x, ctx_.Fit(op, 0, x, ctx_.type(x)));
     const TensorType t = ctx_.type(x);
     const int rank = t.shape.rank();
     if (op == Op::kSoftmax || op == Op::kLogSoftmax) {
@@ -348,7 +359,7 @@ class OpBuilder {
     std::vector<int> operands = {x};
     for (int i = 0; i < (op == Op::kLayerNorm ? 2 : 1); ++i) {
       int p;
-      RK_ASSIGN(p, ctx_.Produce(param, false));
+      RK_ASSIGN_OR_RETURN(p, ctx_.Produce(param, false));
       operands.push_back(p);
     }
     const bool low = compiler::IsLowPrecision(t.dtype);
@@ -362,8 +373,6 @@ class OpBuilder {
   GenContext& ctx_;
   Rng& rng_;
 };
-
-#undef RK_ASSIGN
 
 }  // namespace
 
