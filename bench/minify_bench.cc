@@ -26,7 +26,7 @@
 #include "minifier/candidate.h"
 #include "minifier/engine.h"
 #include "minifier/minifier_test_util.h"
-#include "minifier/oracle_failure_test.h"
+#include "minifier/oracle_interestingness.h"
 #include "repro/oracle/oracle.h"
 
 namespace rk::minifier {
@@ -107,11 +107,11 @@ void RunFake(int seeds) {
       for (int seed = 1; seed <= seeds; ++seed) {
         Candidate start = RandomDag({.seed = static_cast<uint64_t>(seed), .nodes = n,
                                      .planted = chain});
-        FunctionFailureTest test(
+        FunctionInterestingness interestingness(
             [&chain](const Candidate& c) { return HasChain(c.graph, chain) ? "fail" : "pass"; },
             "fail");
         absl::Time t0 = absl::Now();
-        absl::StatusOr<MinifyResult> result = Minify(start, test, MinifyOptions());
+        absl::StatusOr<MinifyResult> result = Minify(start, interestingness, MinifyOptions());
         double seconds = absl::ToDoubleSeconds(absl::Now() - t0);
         if (!result.ok()) continue;
         PrintDetail(result->stats);
@@ -139,7 +139,7 @@ void RunRealCase(repro::Oracle& oracle, Row& row, Candidate start, const std::st
   }
   // As `reprokit minify` does: accuracy failures anchored upstream, so the
   // known minimum is the single culprit for every fault.
-  OracleFailureTest test(&oracle, options, first->signature, start.graph);
+  OracleInterestingness interestingness(&oracle, options, first->signature, start.graph);
   MinifyOptions minify;
   minify.fp64_values = first->kind == repro::VerdictKind::kAccuracy;
   absl::StatusOr<MinifyResult> results[2];
@@ -147,7 +147,7 @@ void RunRealCase(repro::Oracle& oracle, Row& row, Candidate start, const std::st
   for (int j : {1, 2}) {
     minify.jobs = j;
     absl::Time t0 = absl::Now();
-    results[j - 1] = Minify(start, test, minify);
+    results[j - 1] = Minify(start, interestingness, minify);
     seconds[j - 1] = absl::ToDoubleSeconds(absl::Now() - t0);
     if (!results[j - 1].ok()) {
       std::fprintf(stderr, "error: %s\n", results[j - 1].status().ToString().c_str());

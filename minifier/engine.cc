@@ -23,13 +23,13 @@ using compiler::NodeId;
 // A judged candidate. `consumed`: a search has used the answer (what
 // oracle_calls_used counts; speculative answers may never be).
 struct MemoEntry {
-  TestResult result;
+  InterestingnessResult result;
   bool consumed = false;
 };
 
 // One proposal on its way to a verdict.
 struct Prepared {
-  enum class State { kInvalid, kNotSmaller, kKnown, kToTest };
+  enum class State { kInvalid, kNotSmaller, kKnown, kToJudge };
   State state = State::kInvalid;
   Candidate candidate;
   std::string key;
@@ -80,8 +80,8 @@ ReductionPlan SingleRemovals(const ReductionInput& input) {
 
 class Engine {
  public:
-  Engine(FailureTest& test, const MinifyOptions& options)
-      : test_(test), options_(options), start_time_(absl::Now()) {}
+  Engine(Interestingness& interestingness, const MinifyOptions& options)
+      : interestingness_(interestingness), options_(options), start_time_(absl::Now()) {}
 
   absl::Status Run(Candidate start);
   MinifyResult Finish() {
@@ -108,7 +108,7 @@ class Engine {
   void Report(std::string_view reduction, bool accepted);
   void FinalChecks();
 
-  FailureTest& test_;
+  Interestingness& interestingness_;
   const MinifyOptions& options_;
   absl::Time start_time_;
   Candidate current_;
@@ -206,45 +206,46 @@ Prepared Engine::Prepare(const ReductionPlan& plan, const std::vector<int>& chos
     p.interesting = it->second.result.interesting;
     return p;
   }
-  p.state = Prepared::State::kToTest;
+  p.state = Prepared::State::kToJudge;
   return p;
 }
 
 void Engine::Judge(std::vector<Prepared>& batch, ReductionStats& rs) {
-  std::vector<int> to_test;
+  std::vector<int> to_judge;
   for (int i = 0; i < static_cast<int>(batch.size()); ++i) {
-    if (batch[i].state != Prepared::State::kToTest) continue;
+    if (batch[i].state != Prepared::State::kToJudge) continue;
     bool duplicate = false;
-    for (int j : to_test) duplicate |= batch[j].key == batch[i].key;
-    if (!duplicate) to_test.push_back(i);
+    for (int j : to_judge) duplicate |= batch[j].key == batch[i].key;
+    if (!duplicate) to_judge.push_back(i);
   }
-  std::vector<absl::StatusOr<TestResult>> results(to_test.size(), TestResult{});
-  auto run = [&](size_t k) { results[k] = test_.Test(batch[to_test[k]].candidate); };
-  if (to_test.size() == 1 || options_.jobs <= 1) {
-    for (size_t k = 0; k < to_test.size(); ++k) run(k);
+  std::vector<absl::StatusOr<InterestingnessResult>> results(to_judge.size(),
+                                                              InterestingnessResult{});
+  auto run = [&](size_t k) { results[k] = interestingness_.Judge(batch[to_judge[k]].candidate); };
+  if (to_judge.size() == 1 || options_.jobs <= 1) {
+    for (size_t k = 0; k < to_judge.size(); ++k) run(k);
   } else {
     std::vector<std::thread> threads;
-    for (size_t k = 0; k < to_test.size(); ++k) threads.emplace_back(run, k);
+    for (size_t k = 0; k < to_judge.size(); ++k) threads.emplace_back(run, k);
     for (std::thread& t : threads) t.join();
   }
-  for (size_t k = 0; k < to_test.size(); ++k) {
+  for (size_t k = 0; k < to_judge.size(); ++k) {
     ++stats_.oracle_calls;
     ++rs.oracle_calls;
     if (!results[k].ok()) {
       ++stats_.invalid_candidates;
-      memo_[batch[to_test[k]].key] = MemoEntry{};
+      memo_[batch[to_judge[k]].key] = MemoEntry{};
       continue;
     }
     if (results[k]->drift) ++stats_.rejected_drifts;
-    memo_[batch[to_test[k]].key] = MemoEntry{*results[k]};
+    memo_[batch[to_judge[k]].key] = MemoEntry{*results[k]};
   }
   for (Prepared& p : batch) {
-    if (p.state == Prepared::State::kToTest) p.interesting = memo_[p.key].result.interesting;
+    if (p.state == Prepared::State::kToJudge) p.interesting = memo_[p.key].result.interesting;
   }
 }
 
 void Engine::Consume(const Prepared& prepared) {
-  if (prepared.state != Prepared::State::kKnown && prepared.state != Prepared::State::kToTest) {
+  if (prepared.state != Prepared::State::kKnown && prepared.state != Prepared::State::kToJudge) {
     return;
   }
   MemoEntry& entry = memo_[prepared.key];
@@ -392,7 +393,7 @@ void Engine::FinalChecks() {
     }
     ++stats_.oracle_calls;
     ++stats_.oracle_calls_used;
-    absl::StatusOr<TestResult> result = test_.Test(current_);
+    absl::StatusOr<InterestingnessResult> result = interestingness_.Judge(current_);
     if (result.ok() && result->interesting) ++stats_.reproduce_runs;
   }
   stats_.flaky = stats_.reproduce_runs < stats_.reproduce_attempts;
@@ -406,7 +407,7 @@ absl::Status Engine::Run(Candidate start) {
   stats_.start_score = stats_.final_score = current_score_;
   ++stats_.oracle_calls;
   ++stats_.oracle_calls_used;
-  absl::StatusOr<TestResult> first = test_.Test(current_);
+  absl::StatusOr<InterestingnessResult> first = interestingness_.Judge(current_);
   if (!first.ok()) return first.status();
   if (!first->interesting) {
     return absl::FailedPreconditionError(absl::StrCat(
@@ -421,9 +422,9 @@ absl::Status Engine::Run(Candidate start) {
 
 }  // namespace
 
-absl::StatusOr<MinifyResult> Minify(Candidate start, FailureTest& test,
+absl::StatusOr<MinifyResult> Minify(Candidate start, Interestingness& interestingness,
                                     const MinifyOptions& options) {
-  Engine engine(test, options);
+  Engine engine(interestingness, options);
   if (absl::Status s = engine.Run(std::move(start)); !s.ok()) return s;
   return engine.Finish();
 }

@@ -7,9 +7,10 @@
 // candidate, drops it if construction or Verify fails (invalid, counted) or
 // if its score is not strictly smaller than the current one, answers it from
 // the memo when its key was judged before, and otherwise asks the
-// FailureTest. With jobs > 1 it speculates: the next `jobs` proposals, as if
-// the earlier ones failed, are judged at once, and results are taken in
-// proposal order, so the result does not depend on `jobs`.
+// Interestingness (interestingness.h). With jobs > 1 it speculates: the next
+// `jobs` proposals, as if the earlier ones failed, are judged at once, and
+// results are taken in proposal order, so the result does not depend on
+// `jobs`.
 //
 // At the fixed point it checks 1-minimality (removing any single compute
 // node, feeding its users its recorded value, or any single output, no longer
@@ -40,7 +41,7 @@
 
 #include "absl/status/statusor.h"
 #include "minifier/candidate.h"
-#include "minifier/failure_test.h"
+#include "minifier/interestingness.h"
 #include "minifier/recorded_values.h"
 #include "minifier/stats.h"
 #include "repro/store/store.h"
@@ -83,7 +84,7 @@ struct MinifyResult {
   MinifyStats stats;
 };
 
-absl::StatusOr<MinifyResult> Minify(Candidate start, FailureTest& test,
+absl::StatusOr<MinifyResult> Minify(Candidate start, Interestingness& interestingness,
                                     const MinifyOptions& options);
 
 }  // namespace rk::minifier

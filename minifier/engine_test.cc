@@ -19,8 +19,8 @@ using compiler::Op;
 constexpr char kRelu[] = "accuracy:miscompile:relu:f32";
 
 // Fails like a planted relu fault iff the graph holds the chain `ops`.
-FunctionFailureTest ChainTest(std::vector<Op> ops) {
-  return FunctionFailureTest(
+FunctionInterestingness ChainInterestingness(std::vector<Op> ops) {
+  return FunctionInterestingness(
       [ops](const Candidate& c) { return HasChain(c.graph, ops) ? kRelu : "pass"; }, kRelu);
 }
 
@@ -35,8 +35,8 @@ class KnownMinimum : public ::testing::TestWithParam<Case> {};
 
 TEST_P(KnownMinimum, SingleCulpritReachesOneNode) {
   RandomDagOptions dag{.seed = GetParam().seed, .nodes = GetParam().nodes};
-  FunctionFailureTest test = ChainTest({Op::kRelu});
-  absl::StatusOr<MinifyResult> result = Minify(RandomDag(dag), test, MinifyOptions());
+  FunctionInterestingness interestingness = ChainInterestingness({Op::kRelu});
+  absl::StatusOr<MinifyResult> result = Minify(RandomDag(dag), interestingness, MinifyOptions());
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_EQ(result->stats.final_score.compute_nodes(), 1)
       << compiler::PrintInline(result->best.graph);
@@ -48,8 +48,8 @@ TEST_P(KnownMinimum, SingleCulpritReachesOneNode) {
 TEST_P(KnownMinimum, ExpFeedingReluReachesTwoNodes) {
   RandomDagOptions dag{.seed = GetParam().seed, .nodes = GetParam().nodes,
                        .planted = {Op::kExp, Op::kRelu}};
-  FunctionFailureTest test = ChainTest({Op::kExp, Op::kRelu});
-  absl::StatusOr<MinifyResult> result = Minify(RandomDag(dag), test, MinifyOptions());
+  FunctionInterestingness interestingness = ChainInterestingness({Op::kExp, Op::kRelu});
+  absl::StatusOr<MinifyResult> result = Minify(RandomDag(dag), interestingness, MinifyOptions());
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_EQ(result->stats.final_score.compute_nodes(), 2)
       << compiler::PrintInline(result->best.graph);
@@ -67,14 +67,14 @@ INSTANTIATE_TEST_SUITE_P(Sizes, KnownMinimum,
 TEST(Engine, RejectsDriftToAnotherSignature) {
   // Keeping a relu without a sin fails differently: following that would
   // hand back another bug.
-  FunctionFailureTest test(
+  FunctionInterestingness interestingness(
       [](const Candidate& c) -> std::string {
         if (!HasChain(c.graph, {Op::kRelu})) return "pass";
         return HasChain(c.graph, {Op::kSin}) ? kRelu : "crash:SIGSEGV@compile";
       },
       kRelu);
   absl::StatusOr<MinifyResult> result =
-      Minify(RandomDag({.seed = 9, .nodes = 120}), test, MinifyOptions());
+      Minify(RandomDag({.seed = 9, .nodes = 120}), interestingness, MinifyOptions());
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_TRUE(HasChain(result->best.graph, {Op::kRelu}));
   EXPECT_TRUE(HasChain(result->best.graph, {Op::kSin}));
@@ -86,10 +86,10 @@ TEST(Engine, SameResultForAnyJobCount) {
   Candidate start = RandomDag({.seed = 11, .nodes = 300, .planted = {Op::kExp, Op::kRelu}});
   std::string first;
   for (int jobs : {1, 2, 4}) {
-    FunctionFailureTest test = ChainTest({Op::kExp, Op::kRelu});
+    FunctionInterestingness interestingness = ChainInterestingness({Op::kExp, Op::kRelu});
     MinifyOptions options;
     options.jobs = jobs;
-    absl::StatusOr<MinifyResult> result = Minify(start, test, options);
+    absl::StatusOr<MinifyResult> result = Minify(start, interestingness, options);
     ASSERT_TRUE(result.ok()) << result.status();
     std::string printed = compiler::PrintCanonical(result->best.graph);
     if (jobs == 1) first = printed;
@@ -105,10 +105,10 @@ TEST(Engine, SpeculationStaysWithinTheBudget) {
     Candidate start = RandomDag({.seed = seed, .nodes = 1000});
     int64_t calls_j1 = 0;
     for (int jobs : {1, 2}) {
-      FunctionFailureTest test = ChainTest({Op::kRelu});
+      FunctionInterestingness interestingness = ChainInterestingness({Op::kRelu});
       MinifyOptions options;
       options.jobs = jobs;
-      absl::StatusOr<MinifyResult> result = Minify(start, test, options);
+      absl::StatusOr<MinifyResult> result = Minify(start, interestingness, options);
       ASSERT_TRUE(result.ok()) << result.status();
       if (jobs == 1) calls_j1 = result->stats.oracle_calls;
       EXPECT_EQ(result->stats.oracle_calls_used, calls_j1) << "seed " << seed;
@@ -118,17 +118,18 @@ TEST(Engine, SpeculationStaysWithinTheBudget) {
 }
 
 TEST(Engine, StartThatDoesNotFailIsFailedPrecondition) {
-  FunctionFailureTest test = ChainTest({Op::kErf});
-  absl::StatusOr<MinifyResult> result = Minify(RandomDag({.nodes = 20}), test, MinifyOptions());
+  FunctionInterestingness interestingness = ChainInterestingness({Op::kErf});
+  absl::StatusOr<MinifyResult> result =
+      Minify(RandomDag({.nodes = 20}), interestingness, MinifyOptions());
   EXPECT_EQ(result.status().code(), absl::StatusCode::kFailedPrecondition);
 }
 
 TEST(Engine, CountsInvalidCandidatesAndCallsBackOnAccept) {
-  FunctionFailureTest test = ChainTest({Op::kRelu});
+  FunctionInterestingness interestingness = ChainInterestingness({Op::kRelu});
   int accepted = 0;
   MinifyOptions options;
   options.on_accept = [&](const Candidate&, const MinifyStats&) { ++accepted; };
-  absl::StatusOr<MinifyResult> result = Minify(RandomDag({.nodes = 60}), test, options);
+  absl::StatusOr<MinifyResult> result = Minify(RandomDag({.nodes = 60}), interestingness, options);
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_GT(result->stats.invalid_candidates, 0);
   EXPECT_EQ(accepted, result->stats.accepted_steps);
@@ -138,11 +139,11 @@ TEST(Engine, CountsInvalidCandidatesAndCallsBackOnAccept) {
 
 TEST(Engine, StopsCleanlyWhenAsked) {
   std::atomic<bool> stop{false};
-  FunctionFailureTest test = ChainTest({Op::kRelu});
+  FunctionInterestingness interestingness = ChainInterestingness({Op::kRelu});
   MinifyOptions options;
   options.stop = &stop;
   options.on_accept = [&](const Candidate&, const MinifyStats&) { stop = true; };
-  absl::StatusOr<MinifyResult> result = Minify(RandomDag({.nodes = 200}), test, options);
+  absl::StatusOr<MinifyResult> result = Minify(RandomDag({.nodes = 200}), interestingness, options);
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_TRUE(result->stats.interrupted);
   EXPECT_EQ(result->stats.accepted_steps, 1);
@@ -155,7 +156,7 @@ TEST(Engine, RecordedValuesStayWithinTheCacheLimit) {
   Candidate start = RandomDag({.seed = 21, .nodes = 5000, .planted = {Op::kExp, Op::kRelu}});
   std::string reference;
   for (int64_t limit : {int64_t{8}, int64_t{1} << 20}) {
-    FunctionFailureTest test = ChainTest({Op::kExp, Op::kRelu});
+    FunctionInterestingness interestingness = ChainInterestingness({Op::kExp, Op::kRelu});
     MinifyOptions options;
     options.value_cache.max_resident_values = limit;
     // Without the two reductions before it, cut_head starts on the whole
@@ -166,7 +167,7 @@ TEST(Engine, RecordedValuesStayWithinTheCacheLimit) {
       }
     }
 
-    absl::StatusOr<MinifyResult> result = Minify(start, test, options);
+    absl::StatusOr<MinifyResult> result = Minify(start, interestingness, options);
     ASSERT_TRUE(result.ok()) << result.status();
     EXPECT_EQ(result->stats.final_score.compute_nodes(), 2);
     const ValueCacheCounters& values = result->stats.values;
@@ -221,12 +222,12 @@ class DamagedStore : public repro::Store {
 TEST(Engine, UnreadableRecordedValueStopsTheRunWithItsError) {
   ScratchStore scratch;
   DamagedStore damaged(scratch);
-  FunctionFailureTest test = ChainTest({Op::kRelu});
+  FunctionInterestingness interestingness = ChainInterestingness({Op::kRelu});
   MinifyOptions options;
   options.value_store = &damaged;
   options.value_cache.max_resident_values = 0;  // every value goes through the store
   absl::StatusOr<MinifyResult> result =
-      Minify(RandomDag({.seed = 3, .nodes = 200}), test, options);
+      Minify(RandomDag({.seed = 3, .nodes = 200}), interestingness, options);
   ASSERT_FALSE(result.ok());
   EXPECT_EQ(result.status().code(), absl::StatusCode::kDataLoss);
   EXPECT_TRUE(absl::StrContains(result.status().message(), "recorded value of node %"))

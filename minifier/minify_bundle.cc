@@ -4,7 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "compiler/ir/graph.h"
-#include "minifier/oracle_failure_test.h"
+#include "minifier/oracle_interestingness.h"
 #include "repro/bundle/bundle.h"
 #include "repro/bundle/environment.h"
 #include "repro/oracle/oracle.h"
@@ -42,7 +42,7 @@ Bundle DerivedBundle(const repro::LoadedBundle& original, const Candidate& candi
   bundle.provenance.Set("parent", std::move(parent));
   bundle.provenance.Set("derived_by", "reprokit minify");
   bundle.provenance.Set("time", repro::UtcTimestamp());
-  // An accuracy failure may now show at an upstream op (oracle_failure_test.h).
+  // An accuracy failure may now show at an upstream op (oracle_interestingness.h).
   if (absl::StatusOr<repro::Signature> now = repro::Signature::Parse(stats.signature);
       now.ok() && *now != original.bundle.expected.signature) {
     bundle.expected.signature = *now;
@@ -112,11 +112,12 @@ absl::StatusOr<MinifyBundleResult> MinifyBundle(const MinifyBundleOptions& optio
   absl::StatusOr<std::unique_ptr<repro::Oracle>> oracle = repro::Oracle::Create(config);
   if (!oracle.ok()) return oracle.status();
   // Names give nodes an identity across rebuilds, for the accuracy anchoring
-  // (oracle_failure_test.h); a resumed checkpoint already has them.
+  // (oracle_interestingness.h); a resumed checkpoint already has them.
   NameUnnamedNodes(start.graph);
   compiler::Graph anchor_graph = original->bundle.graph;
   NameUnnamedNodes(anchor_graph);
-  OracleFailureTest test(oracle->get(), original->bundle.options, expected, anchor_graph);
+  OracleInterestingness interestingness(oracle->get(), original->bundle.options, expected,
+                                        anchor_graph);
 
   MinifyOptions minify;
   minify.jobs = options.jobs;
@@ -129,7 +130,7 @@ absl::StatusOr<MinifyBundleResult> MinifyBundle(const MinifyBundleOptions& optio
     absl::Status s = WriteDerived(*original, best, stats, false, options.output_dir);
     if (!s.ok() && checkpoint_status.ok()) checkpoint_status = s;
   };
-  absl::StatusOr<MinifyResult> result = Minify(std::move(start), test, minify);
+  absl::StatusOr<MinifyResult> result = Minify(std::move(start), interestingness, minify);
   if (!result.ok()) return result.status();
   if (!checkpoint_status.ok()) return checkpoint_status;
   out.stats = result->stats;

@@ -43,7 +43,7 @@ struct MinifyBundleOptions {
 struct MinifyBundleResult {
   MinifyStats stats;
   // The failure kept: the expected signature, or for an accuracy failure
-  // the one it was anchored to upstream (oracle_failure_test.h).
+  // the one it was anchored to upstream (oracle_interestingness.h).
   std::string signature;
   std::string original_hash;   // BundleHash of the input
   std::string minimized_hash;  // BundleHash of the output

@@ -70,7 +70,7 @@ MinifyBundleOptions Options(const std::string& in, const std::string& out, int j
 }
 
 // The single relu: an accuracy failure that shows at a downstream op is
-// anchored back to it (oracle_failure_test.h).
+// anchored back to it (oracle_interestingness.h).
 constexpr int64_t kKnownMinimum = 1;
 const repro::Signature kReluSignature = repro::AccuracySignature("miscompile", "relu", "f32");
 

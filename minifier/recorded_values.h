@@ -2,7 +2,7 @@
 // a content store (repro/store) and read back lazily, one node at a time,
 // through a bounded in-memory cache.
 //
-// Reductions that cut the graph (cut_head, ddmin_nodes, the final
+// Reductions that cut the graph (cut_head, probdd_nodes, the final
 // single-removal check) turn a node into a new graph input holding its
 // recorded value. They read only the values of the nodes a candidate cuts,
 // so the engine records the whole candidate once (reference interpreter,

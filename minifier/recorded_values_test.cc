@@ -9,7 +9,7 @@
 #include "gtest/gtest.h"
 #include "minifier/minifier_test_util.h"
 #include "minifier/reductions/cut_head.h"
-#include "minifier/reductions/ddmin_nodes.h"
+#include "minifier/reductions/probdd_nodes.h"
 #include "minifier/rewrite.h"
 
 namespace rk::minifier {
@@ -146,7 +146,7 @@ graph @g(%x: f32[4,8]) {
   EXPECT_EQ(recorded.values->digest(NodeId(1)), recorded.values->digest(NodeId(2)));
 }
 
-// A 5,000-node graph: every cut_head probe and a ddmin proposal removing
+// A 5,000-node graph: every cut_head probe and a probdd_nodes proposal removing
 // half the nodes read their values through an 8-value cache, which never
 // holds more, and the cut inputs carry exactly the recorded values.
 TEST(RecordedValues, LargeGraphCutsHoldAtMostTheCacheLimit) {
@@ -167,8 +167,8 @@ TEST(RecordedValues, LargeGraphCutsHoldAtMostTheCacheLimit) {
   std::vector<NodeId> compute = ComputeNodeIds(c.graph);
   std::vector<int> half;
   for (int t = 0; t < static_cast<int>(compute.size()); t += 2) half.push_back(t);
-  ReductionPlan ddmin = DdminNodes(ReductionInput{c, recorded.values.get()});
-  absl::StatusOr<Candidate> removed = ddmin.build(half);
+  ReductionPlan probdd = ProbDdNodes(ReductionInput{c, recorded.values.get()});
+  absl::StatusOr<Candidate> removed = probdd.build(half);
   ASSERT_TRUE(removed.ok()) << removed.status();
   // Every new input (after the original ones) is a removed node's value.
   const int original_inputs = static_cast<int>(c.inputs.size());

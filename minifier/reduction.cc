@@ -2,7 +2,7 @@
 
 #include "minifier/reductions/bypass_node.h"
 #include "minifier/reductions/cut_head.h"
-#include "minifier/reductions/ddmin_nodes.h"
+#include "minifier/reductions/probdd_nodes.h"
 #include "minifier/reductions/drop_outputs.h"
 #include "minifier/reductions/inputs_to_constants.h"
 #include "minifier/reductions/remove_unused_inputs.h"

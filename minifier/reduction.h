@@ -4,9 +4,9 @@
 // returns a ReductionPlan: a number of targets (nodes, outputs, inputs, cut
 // points, shrink levels, ...) and a function that builds the candidate in
 // which a chosen set of targets is reduced. The engine decides HOW: which
-// sets to try (binary search or probabilistic delta debugging, per the
-// table in reductions.def), validation, memoization, parallel speculation and
-// acceptance. Every reduction has the same signature, ReductionFn.
+// sets to try (binary search or ProbDD, probabilistic delta debugging, per
+// the table in reductions.def), validation, memoization, parallel
+// speculation and acceptance. Every reduction has the same signature, ReductionFn.
 //
 // Search kinds:
 //   kBinarySearch: targets are ordered from the most aggressive (0) to the
@@ -14,9 +14,9 @@
 //     building each probe from exactly one target.
 //   kAggressiveFirst: like kBinarySearch, but target 0 is tried first (for
 //     reductions whose most aggressive target usually works).
-//   kDeltaDebug: targets are independent; the engine looks for a large set
-//     to reduce at once and builds from the union of everything accepted so
-//     far plus the set under test.
+//   kProbDd: targets are independent; the engine runs ProbDD (search.h) to
+//     find a large set to reduce at once and builds from the union of
+//     everything accepted so far plus the set under test.
 //
 // Tested through minifier/reductions/*_test.cc and minifier/engine_test.cc.
 #ifndef REPROKIT_MINIFIER_REDUCTION_H_
@@ -34,7 +34,7 @@
 
 namespace rk::minifier {
 
-enum class SearchKind { kBinarySearch, kAggressiveFirst, kDeltaDebug };
+enum class SearchKind { kBinarySearch, kAggressiveFirst, kProbDd };
 
 struct ReductionInput {
   const Candidate& current;

@@ -104,7 +104,7 @@ std::unique_ptr<SearchState> MakeSearch(SearchKind kind, int num_targets) {
   switch (kind) {
     case SearchKind::kBinarySearch: return MakeBinarySearch(num_targets);
     case SearchKind::kAggressiveFirst: return MakeAggressiveFirst(num_targets);
-    case SearchKind::kDeltaDebug: break;
+    case SearchKind::kProbDd: break;
   }
   return MakeProbDd(num_targets);
 }

@@ -11,9 +11,10 @@
 // - AggressiveFirst(n): the same, but probes target 0 first: one probe when
 //   the most aggressive target works (shrinking every dim to 1 usually
 //   does), at most one more than BinarySearch when it does not.
-// - ProbDd(n): probabilistic delta debugging (after ProbDD, Wang et al.,
-//   FSE 2021). Each target carries an estimated probability of being needed,
-//   starting at min(1/2, 1/n) (one culprit expected); each round reduces the
+// - ProbDd(n): ProbDD, probabilistic delta debugging (Wang et al., FSE
+//   2021); not Zeller's ddmin, which is repro/bisect/ddmin.h. Each target
+//   carries an estimated probability of being needed, starting at
+//   min(1/2, 1/n) (one culprit expected); each round reduces the
 //   set that maximizes expected progress, |S| * prod(1 - p_i), taking targets
 //   with the lowest probability and, on ties, the earliest (later targets,
 //   nearer the failure, are kept longest). A failed set raises its members'

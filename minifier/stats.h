@@ -25,7 +25,7 @@ struct ReductionStats {
 };
 
 struct MinifyStats {
-  int64_t oracle_calls = 0;        // FailureTest::Test calls issued (final checks included)
+  int64_t oracle_calls = 0;        // Interestingness::Judge calls issued (final checks included)
   // Calls whose answer a search consumed (at once, or later from the memo).
   // With -j 1 it equals oracle_calls; with -j N the difference is the
   // speculation that was never needed.
@@ -41,7 +41,7 @@ struct MinifyStats {
   ValueCacheCounters values;
   std::vector<ReductionStats> reductions;  // schedule order
   // The signature the current best fails with (the expected one, or for
-  // accuracy failures possibly re-anchored upstream: oracle_failure_test.h).
+  // accuracy failures possibly re-anchored upstream: oracle_interestingness.h).
   std::string signature;
   Score start_score;
   Score final_score;

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/status_macros.h"
 #include "compiler/ir/shape_inference_internal.h"
 
 namespace rk::compiler {
@@ -138,13 +139,13 @@ absl::StatusOr<Shape> BroadcastForOp(Op op, const TensorType& a, const TensorTyp
 absl::StatusOr<TensorType> InferSource(Op op, const Attributes& attrs) {
   if (op == Op::kConstant) {
     const HostTensor value = attrs.GetTensor("value").value();
-    RK_IR_RETURN_IF_ERROR(CheckDims(op, value.shape().dims(), "value"));
+    RK_RETURN_IF_ERROR(CheckDims(op, value.shape().dims(), "value"));
     if (!value.valid()) return OpError(op, "value has no storage");
     return value.type();
   }
   const DType dtype = attrs.GetDType("dtype").value();
   const Shape shape(attrs.GetInts("shape").value());
-  RK_IR_RETURN_IF_ERROR(CheckDims(op, shape.dims(), "shape"));
+  RK_RETURN_IF_ERROR(CheckDims(op, shape.dims(), "shape"));
   if (op == Op::kIota) {
     if (dtype == DType::kBool) return OpError(op, "dtype must be a float or integer type, not bool");
     absl::StatusOr<int> axis = NormalizeAxis(attrs.GetInt("axis").value(), shape.rank());
@@ -157,20 +158,20 @@ bool UnaryAcceptsIntegers(Op op) { return op == Op::kNeg || op == Op::kAbs; }
 
 absl::StatusOr<TensorType> InferUnary(Op op, const TensorType& x) {
   if (UnaryAcceptsIntegers(op)) {
-    RK_IR_RETURN_IF_ERROR(RequireNumeric(op, x));
+    RK_RETURN_IF_ERROR(RequireNumeric(op, x));
   } else {
-    RK_IR_RETURN_IF_ERROR(RequireFloat(op, x));
+    RK_RETURN_IF_ERROR(RequireFloat(op, x));
   }
   return x;
 }
 
 absl::StatusOr<TensorType> InferBinary(Op op, const TensorType& a, const TensorType& b) {
-  RK_IR_RETURN_IF_ERROR(RequireSameDType(op, a, b));
+  RK_RETURN_IF_ERROR(RequireSameDType(op, a, b));
   // pow has no integer form: a negative integer exponent has no integer result.
   if (op == Op::kPow) {
-    RK_IR_RETURN_IF_ERROR(RequireFloat(op, a));
+    RK_RETURN_IF_ERROR(RequireFloat(op, a));
   } else {
-    RK_IR_RETURN_IF_ERROR(RequireNumeric(op, a));
+    RK_RETURN_IF_ERROR(RequireNumeric(op, a));
   }
   absl::StatusOr<Shape> shape = BroadcastForOp(op, a, b);
   if (!shape.ok()) return shape.status();
@@ -178,7 +179,7 @@ absl::StatusOr<TensorType> InferBinary(Op op, const TensorType& a, const TensorT
 }
 
 absl::StatusOr<TensorType> InferCompare(Op op, const TensorType& a, const TensorType& b) {
-  RK_IR_RETURN_IF_ERROR(RequireSameDType(op, a, b));
+  RK_RETURN_IF_ERROR(RequireSameDType(op, a, b));
   absl::StatusOr<Shape> shape = BroadcastForOp(op, a, b);
   if (!shape.ok()) return shape.status();
   return TensorType(DType::kBool, *shape);
@@ -201,7 +202,7 @@ absl::StatusOr<TensorType> InferWhere(Op op, absl::Span<const TensorType> operan
   if (cond.dtype != DType::kBool) {
     return OpError(op, "condition must be bool, got ", cond.ToString());
   }
-  RK_IR_RETURN_IF_ERROR(RequireSameDType(op, a, b));
+  RK_RETURN_IF_ERROR(RequireSameDType(op, a, b));
   absl::StatusOr<Shape> ab = BroadcastForOp(op, a, b);
   if (!ab.ok()) return ab.status();
   absl::StatusOr<Shape> shape = BroadcastShapes(cond.shape, *ab);
@@ -214,9 +215,9 @@ absl::StatusOr<TensorType> InferWhere(Op op, absl::Span<const TensorType> operan
 
 absl::StatusOr<TensorType> InferReduce(Op op, const TensorType& x, const Attributes& attrs) {
   if (op == Op::kReduceMean) {
-    RK_IR_RETURN_IF_ERROR(RequireFloat(op, x));
+    RK_RETURN_IF_ERROR(RequireFloat(op, x));
   } else {
-    RK_IR_RETURN_IF_ERROR(RequireNumeric(op, x));
+    RK_RETURN_IF_ERROR(RequireNumeric(op, x));
   }
   const bool keepdim = attrs.GetBool("keepdim").value();
   std::vector<int> axes;
@@ -248,8 +249,8 @@ absl::StatusOr<TensorType> InferReduce(Op op, const TensorType& x, const Attribu
 }
 
 absl::StatusOr<TensorType> InferMatmul(Op op, const TensorType& a, const TensorType& b) {
-  RK_IR_RETURN_IF_ERROR(RequireSameDType(op, a, b));
-  RK_IR_RETURN_IF_ERROR(RequireNumeric(op, a));
+  RK_RETURN_IF_ERROR(RequireSameDType(op, a, b));
+  RK_RETURN_IF_ERROR(RequireNumeric(op, a));
   if (a.shape.rank() < 2 || b.shape.rank() < 2) {
     return OpError(op, "operands must have rank >= 2, got ", a.ToString(), " and ", b.ToString());
   }
@@ -276,7 +277,7 @@ absl::StatusOr<TensorType> InferMatmul(Op op, const TensorType& a, const TensorT
 absl::StatusOr<TensorType> InferNorm(Op op, absl::Span<const TensorType> operands,
                                      const Attributes& attrs) {
   const TensorType& x = operands[0];
-  RK_IR_RETURN_IF_ERROR(RequireFloat(op, x));
+  RK_RETURN_IF_ERROR(RequireFloat(op, x));
   if (x.shape.rank() == 0) return OpError(op, "expects an operand of rank >= 1, got ", x.ToString());
   absl::StatusOr<int> axis = NormalizeAxis(attrs.GetInt("axis").value(), x.shape.rank());
   if (!axis.ok()) return WithOp(op, axis.status());
@@ -300,7 +301,7 @@ absl::StatusOr<TensorType> InferComposite(Op op, absl::Span<const TensorType> op
                                           const Attributes& attrs) {
   if (op == Op::kLayerNorm || op == Op::kRmsNorm) return InferNorm(op, operands, attrs);
   const TensorType& x = operands[0];
-  RK_IR_RETURN_IF_ERROR(RequireFloat(op, x));
+  RK_RETURN_IF_ERROR(RequireFloat(op, x));
   if (op == Op::kSoftmax || op == Op::kLogSoftmax) {
     absl::StatusOr<int> axis = NormalizeAxis(attrs.GetInt("axis").value(), x.shape.rank());
     if (!axis.ok()) return WithOp(op, axis.status());
@@ -403,11 +404,11 @@ std::vector<int> ReducedAxes(Op op, const Attributes& attrs, int rank) {
 absl::StatusOr<TensorType> InferType(Op op, absl::Span<const TensorType> operands,
                                      const Attributes& attrs) {
   if (op == Op::kInput) return OpError(op, "input nodes are typed by the signature");
-  RK_IR_RETURN_IF_ERROR(CheckArity(op, operands));
+  RK_RETURN_IF_ERROR(CheckArity(op, operands));
   for (size_t i = 0; i < operands.size(); ++i) {
-    RK_IR_RETURN_IF_ERROR(CheckDims(op, operands[i].shape.dims(), absl::StrCat("operand ", i)));
+    RK_RETURN_IF_ERROR(CheckDims(op, operands[i].shape.dims(), absl::StrCat("operand ", i)));
   }
-  RK_IR_RETURN_IF_ERROR(CheckAttributes(op, attrs));
+  RK_RETURN_IF_ERROR(CheckAttributes(op, attrs));
   return InferChecked(op, operands, attrs);
 }
 

@@ -15,15 +15,6 @@
 #include "compiler/ir/op.h"
 #include "compiler/ir/shape.h"
 
-// Returns early from a function returning Status or StatusOr.
-#define RK_IR_RETURN_IF_ERROR(expr)           \
-  do {                                        \
-    if (absl::Status rk_ir_status_ = (expr);  \
-        !rk_ir_status_.ok()) {                \
-      return rk_ir_status_;                   \
-    }                                         \
-  } while (false)
-
 namespace rk::compiler::shape_inference_internal {
 
 // "<op>: <pieces...>" as InvalidArgument.

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/strings/str_join.h"
+#include "base/status_macros.h"
 #include "compiler/ir/shape_inference.h"
 #include "compiler/ir/shape_inference_internal.h"
 
@@ -19,7 +20,7 @@ std::string Brackets(absl::Span<const int64_t> values) {
 // every result shape, and a rewrite never has to re-derive a dim.
 absl::StatusOr<TensorType> InferReshape(Op op, const TensorType& x, const Attributes& attrs) {
   const std::vector<int64_t> dims = attrs.GetInts("shape").value();
-  RK_IR_RETURN_IF_ERROR(CheckDims(op, dims, "shape"));
+  RK_RETURN_IF_ERROR(CheckDims(op, dims, "shape"));
   const Shape shape(dims);
   if (shape.num_elements() != x.num_elements()) {
     return OpError(op, "cannot reshape ", x.ToString(), " (", x.num_elements(), " elements) to ",
@@ -53,7 +54,7 @@ absl::StatusOr<TensorType> InferTranspose(Op op, const TensorType& x, const Attr
 // or are 1, and x has no more axes than the target.
 absl::StatusOr<TensorType> InferBroadcastTo(Op op, const TensorType& x, const Attributes& attrs) {
   const std::vector<int64_t> dims = attrs.GetInts("shape").value();
-  RK_IR_RETURN_IF_ERROR(CheckDims(op, dims, "shape"));
+  RK_RETURN_IF_ERROR(CheckDims(op, dims, "shape"));
   const Shape target(dims);
   bool ok = x.shape.rank() <= target.rank();
   for (int i = 0; ok && i < x.shape.rank(); ++i) {
@@ -104,7 +105,7 @@ absl::StatusOr<TensorType> InferConcat(Op op, absl::Span<const TensorType> opera
     }
     dims[*axis] += t.shape.dim(*axis);
   }
-  RK_IR_RETURN_IF_ERROR(CheckDims(op, dims, "result"));
+  RK_RETURN_IF_ERROR(CheckDims(op, dims, "result"));
   return TensorType(first.dtype, Shape(std::move(dims)));
 }
 

@@ -1,6 +1,6 @@
 // drop_outputs: remove graph outputs.
 // One target per output position, ordered by the producing node's id (the
-// newest last, so the delta debugger keeps it longest); a candidate returns
+// newest last, so ProbDD keeps it longest); a candidate returns
 // the outputs not chosen. Removing every output is invalid.
 //
 // Tested by minifier/reductions/drop_outputs_test.cc.

@@ -7,6 +7,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "compiler/ir/dtype.h"
 #include "repro/oracle/verdict_json.h"
 
@@ -17,27 +18,21 @@ using compiler::DType;
 using compiler::RandomSpec;
 using compiler::TensorType;
 
-// Propagates an error status; binds the value otherwise.
-#define RK_BUNDLE_ASSIGN(lhs, expr)          \
-  auto lhs##_or = (expr);                    \
-  if (!lhs##_or.ok()) return lhs##_or.status(); \
-  auto lhs = std::move(*lhs##_or)
-
 std::string_view Std(absl::string_view s) { return std::string_view(s.data(), s.size()); }
 
 // Reads an optional member into `out`, leaving it unchanged when absent.
 absl::Status OptionalDouble(const JsonRef& obj, std::string_view key, double& out) {
-  RK_BUNDLE_ASSIGN(field, obj.OptionalField(key));
+  RK_ASSIGN_OR_RETURN(auto field, obj.OptionalField(key));
   if (!field) return absl::OkStatus();
-  RK_BUNDLE_ASSIGN(v, field->Double());
+  RK_ASSIGN_OR_RETURN(auto v, field->Double());
   out = v;
   return absl::OkStatus();
 }
 
 absl::Status OptionalString(const JsonRef& obj, std::string_view key, std::string& out) {
-  RK_BUNDLE_ASSIGN(field, obj.OptionalField(key));
+  RK_ASSIGN_OR_RETURN(auto field, obj.OptionalField(key));
   if (!field) return absl::OkStatus();
-  RK_BUNDLE_ASSIGN(v, field->String());
+  RK_ASSIGN_OR_RETURN(auto v, field->String());
   out = std::move(v);
   return absl::OkStatus();
 }
@@ -58,16 +53,16 @@ Json OptionsToJson(const compiler::CompileOptions& options) {
 // The text form is authoritative; the key/value object must agree with it so
 // that a hand edit of only one of them is caught instead of silently ignored.
 absl::StatusOr<compiler::CompileOptions> OptionsFromJson(const JsonRef& j) {
-  RK_BUNDLE_ASSIGN(text_ref, j.Field("text"));
-  RK_BUNDLE_ASSIGN(text, text_ref.String());
+  RK_ASSIGN_OR_RETURN(auto text_ref, j.Field("text"));
+  RK_ASSIGN_OR_RETURN(auto text, text_ref.String());
   absl::StatusOr<compiler::CompileOptions> options = compiler::CompileOptions::Parse(text);
   if (!options.ok()) return text_ref.Error(Std(options.status().message()));
-  RK_BUNDLE_ASSIGN(values, j.OptionalField("values"));
+  RK_ASSIGN_OR_RETURN(auto values, j.OptionalField("values"));
   if (!values) return *options;
-  RK_BUNDLE_ASSIGN(members, values->Members());
+  RK_ASSIGN_OR_RETURN(auto members, values->Members());
   compiler::CompileOptions from_values;
   for (const auto& [key, ref] : members) {
-    RK_BUNDLE_ASSIGN(value, ref.String());
+    RK_ASSIGN_OR_RETURN(auto value, ref.String());
     if (absl::Status s = from_values.Set(key, value); !s.ok()) return ref.Error(Std(s.message()));
   }
   if (!(from_values == *options)) {
@@ -78,15 +73,15 @@ absl::StatusOr<compiler::CompileOptions> OptionsFromJson(const JsonRef& j) {
 }
 
 absl::StatusOr<TensorType> TypeFromJson(const JsonRef& j) {
-  RK_BUNDLE_ASSIGN(dtype_ref, j.Field("dtype"));
-  RK_BUNDLE_ASSIGN(dtype_name, dtype_ref.String());
+  RK_ASSIGN_OR_RETURN(auto dtype_ref, j.Field("dtype"));
+  RK_ASSIGN_OR_RETURN(auto dtype_name, dtype_ref.String());
   std::optional<DType> dtype = compiler::ParseDType(dtype_name);
   if (!dtype) return dtype_ref.Error(absl::StrCat("unknown dtype '", dtype_name, "'"));
-  RK_BUNDLE_ASSIGN(shape_ref, j.Field("shape"));
-  RK_BUNDLE_ASSIGN(dims_refs, shape_ref.Elements());
+  RK_ASSIGN_OR_RETURN(auto shape_ref, j.Field("shape"));
+  RK_ASSIGN_OR_RETURN(auto dims_refs, shape_ref.Elements());
   std::vector<int64_t> dims;
   for (const JsonRef& d : dims_refs) {
-    RK_BUNDLE_ASSIGN(dim, d.Int());
+    RK_ASSIGN_OR_RETURN(auto dim, d.Int());
     if (dim < 0) return d.Error("negative dimension");
     dims.push_back(dim);
   }
@@ -120,22 +115,22 @@ Json InputToJson(const BundleInput& input) {
 
 absl::StatusOr<BundleInput> InputFromJson(const JsonRef& j) {
   BundleInput in;
-  RK_BUNDLE_ASSIGN(name_ref, j.Field("name"));
-  RK_BUNDLE_ASSIGN(name, name_ref.String());
+  RK_ASSIGN_OR_RETURN(auto name_ref, j.Field("name"));
+  RK_ASSIGN_OR_RETURN(auto name, name_ref.String());
   in.name = std::move(name);
-  RK_BUNDLE_ASSIGN(type, TypeFromJson(j));
+  RK_ASSIGN_OR_RETURN(auto type, TypeFromJson(j));
   in.type = std::move(type);
-  RK_BUNDLE_ASSIGN(source_ref, j.Field("source"));
-  RK_BUNDLE_ASSIGN(source, source_ref.String());
+  RK_ASSIGN_OR_RETURN(auto source_ref, j.Field("source"));
+  RK_ASSIGN_OR_RETURN(auto source, source_ref.String());
   if (source == "blob") {
     in.source = BundleInput::Source::kBlob;
-    RK_BUNDLE_ASSIGN(sha_ref, j.Field("sha256"));
-    RK_BUNDLE_ASSIGN(hex, sha_ref.String());
+    RK_ASSIGN_OR_RETURN(auto sha_ref, j.Field("sha256"));
+    RK_ASSIGN_OR_RETURN(auto hex, sha_ref.String());
     absl::StatusOr<Digest> digest = Digest::FromHex(hex);
     if (!digest.ok()) return sha_ref.Error(Std(digest.status().message()));
     in.sha256 = *digest;
-    RK_BUNDLE_ASSIGN(size_ref, j.Field("byte_size"));
-    RK_BUNDLE_ASSIGN(size, size_ref.Uint());
+    RK_ASSIGN_OR_RETURN(auto size_ref, j.Field("byte_size"));
+    RK_ASSIGN_OR_RETURN(auto size, size_ref.Uint());
     in.byte_size = size;
     if (size != static_cast<uint64_t>(in.type.byte_size())) {
       return size_ref.Error(absl::StrCat(size, " bytes does not fit ", in.type.ToString(),
@@ -143,12 +138,12 @@ absl::StatusOr<BundleInput> InputFromJson(const JsonRef& j) {
     }
   } else if (source == "random") {
     in.source = BundleInput::Source::kRandom;
-    RK_BUNDLE_ASSIGN(recipe, j.Field("random"));
-    RK_BUNDLE_ASSIGN(seed_ref, recipe.Field("seed"));
-    RK_BUNDLE_ASSIGN(seed, seed_ref.Uint());
+    RK_ASSIGN_OR_RETURN(auto recipe, j.Field("random"));
+    RK_ASSIGN_OR_RETURN(auto seed_ref, recipe.Field("seed"));
+    RK_ASSIGN_OR_RETURN(auto seed, seed_ref.Uint());
     in.seed = seed;
-    RK_BUNDLE_ASSIGN(dist_ref, recipe.Field("distribution"));
-    RK_BUNDLE_ASSIGN(dist, dist_ref.String());
+    RK_ASSIGN_OR_RETURN(auto dist_ref, recipe.Field("distribution"));
+    RK_ASSIGN_OR_RETURN(auto dist, dist_ref.String());
     if (dist == "uniform") {
       in.random.distribution = RandomSpec::Distribution::kUniform;
     } else if (dist == "normal") {
@@ -157,10 +152,10 @@ absl::StatusOr<BundleInput> InputFromJson(const JsonRef& j) {
       return dist_ref.Error(absl::StrCat("unknown distribution '", dist,
                                          "' (expected uniform or normal)"));
     }
-    RK_BUNDLE_ASSIGN(low, recipe.Field("low"));
-    RK_BUNDLE_ASSIGN(low_value, low.Double());
-    RK_BUNDLE_ASSIGN(high, recipe.Field("high"));
-    RK_BUNDLE_ASSIGN(high_value, high.Double());
+    RK_ASSIGN_OR_RETURN(auto low, recipe.Field("low"));
+    RK_ASSIGN_OR_RETURN(auto low_value, low.Double());
+    RK_ASSIGN_OR_RETURN(auto high, recipe.Field("high"));
+    RK_ASSIGN_OR_RETURN(auto high_value, high.Double());
     in.random.low = low_value;
     in.random.high = high_value;
   } else {
@@ -196,14 +191,14 @@ Json BundleToJson(const Bundle& bundle, const std::string& hash) {
 absl::StatusOr<Bundle> BundleFromJson(const Json& json, const std::string& document,
                                       std::string* recorded_hash) {
   JsonRef root(json, document);
-  RK_BUNDLE_ASSIGN(format_ref, root.Field("format"));
-  RK_BUNDLE_ASSIGN(format, format_ref.String());
+  RK_ASSIGN_OR_RETURN(auto format_ref, root.Field("format"));
+  RK_ASSIGN_OR_RETURN(auto format, format_ref.String());
   if (format != kBundleFormat) {
     return format_ref.Error(absl::StrCat("not a reprokit bundle (format '", format,
                                          "', expected '", kBundleFormat, "')"));
   }
-  RK_BUNDLE_ASSIGN(version_ref, root.Field("version"));
-  RK_BUNDLE_ASSIGN(version, version_ref.Int());
+  RK_ASSIGN_OR_RETURN(auto version_ref, root.Field("version"));
+  RK_ASSIGN_OR_RETURN(auto version, version_ref.Int());
   if (version != kBundleVersion) {
     return version_ref.Error(absl::StrCat("unsupported bundle version ", version,
                                           " (this reprokit reads version ", kBundleVersion,
@@ -214,24 +209,24 @@ absl::StatusOr<Bundle> BundleFromJson(const Json& json, const std::string& docum
     recorded_hash->clear();
     if (absl::Status s = OptionalString(root, "bundle_hash", *recorded_hash); !s.ok()) return s;
   }
-  RK_BUNDLE_ASSIGN(options_ref, root.Field("compile_options"));
-  RK_BUNDLE_ASSIGN(options, OptionsFromJson(options_ref));
+  RK_ASSIGN_OR_RETURN(auto options_ref, root.Field("compile_options"));
+  RK_ASSIGN_OR_RETURN(auto options, OptionsFromJson(options_ref));
   b.options = std::move(options);
-  RK_BUNDLE_ASSIGN(inputs_ref, root.Field("inputs"));
-  RK_BUNDLE_ASSIGN(inputs, inputs_ref.Elements());
+  RK_ASSIGN_OR_RETURN(auto inputs_ref, root.Field("inputs"));
+  RK_ASSIGN_OR_RETURN(auto inputs, inputs_ref.Elements());
   for (const JsonRef& in_ref : inputs) {
-    RK_BUNDLE_ASSIGN(in, InputFromJson(in_ref));
+    RK_ASSIGN_OR_RETURN(auto in, InputFromJson(in_ref));
     b.inputs.push_back(std::move(in));
   }
-  RK_BUNDLE_ASSIGN(expected_ref, root.Field("expected"));
-  RK_BUNDLE_ASSIGN(expected, VerdictFromJson(expected_ref));
+  RK_ASSIGN_OR_RETURN(auto expected_ref, root.Field("expected"));
+  RK_ASSIGN_OR_RETURN(auto expected, VerdictFromJson(expected_ref));
   b.expected = std::move(expected);
-  RK_BUNDLE_ASSIGN(judged_ref, expected_ref.OptionalField("judged"));
+  RK_ASSIGN_OR_RETURN(auto judged_ref, expected_ref.OptionalField("judged"));
   if (judged_ref) {
-    RK_BUNDLE_ASSIGN(judged, judged_ref->Bool());
+    RK_ASSIGN_OR_RETURN(auto judged, judged_ref->Bool());
     b.judged = judged;
   }
-  RK_BUNDLE_ASSIGN(tolerance, root.OptionalField("tolerance"));
+  RK_ASSIGN_OR_RETURN(auto tolerance, root.OptionalField("tolerance"));
   if (tolerance) {
     if (absl::Status s = OptionalString(*tolerance, "policy", b.policy); !s.ok()) return s;
     if (absl::Status s = OptionalDouble(*tolerance, "tol", b.tol); !s.ok()) return s;
@@ -239,14 +234,12 @@ absl::StatusOr<Bundle> BundleFromJson(const Json& json, const std::string& docum
   for (auto [key, field] : {std::pair<std::string_view, Json*>{"environment", &b.environment},
                             {"provenance", &b.provenance},
                             {"minimization", &b.minimization}}) {
-    RK_BUNDLE_ASSIGN(ref, root.OptionalField(key));
+    RK_ASSIGN_OR_RETURN(auto ref, root.OptionalField(key));
     if (!ref) continue;
     if (!ref->value().is_object()) return ref->Error("expected object");
     *field = ref->value();
   }
   return b;
 }
-
-#undef RK_BUNDLE_ASSIGN
 
 }  // namespace rk::repro

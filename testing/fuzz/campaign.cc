@@ -17,7 +17,7 @@
 #include "compiler/options/compile_options.h"
 #include "compiler/reference/interpreter.h"
 #include "minifier/engine.h"
-#include "minifier/failure_test.h"
+#include "minifier/interestingness.h"
 #include "repro/bundle/bundle.h"
 #include "repro/bundle/capture.h"
 #include "repro/emit/emit.h"
@@ -62,15 +62,16 @@ bool AllFinite(const std::vector<HostTensor>& tensors) {
 // output's op and dtype may change, so a culprit upstream of the op that
 // shows the error (relu feeding a mul) is cut down to itself, and findings
 // dedup by root cause rather than by where the error surfaced.
-class RootCauseTest : public minifier::FailureTest {
+class RootCauseInterestingness : public minifier::Interestingness {
  public:
-  RootCauseTest(repro::Oracle* oracle, CompileOptions options, const repro::Verdict& expected)
+  RootCauseInterestingness(repro::Oracle* oracle, CompileOptions options,
+                           const repro::Verdict& expected)
       : oracle_(oracle), options_(std::move(options)), key_(Key(expected)) {}
 
-  absl::StatusOr<minifier::TestResult> Test(const minifier::Candidate& c) override {
+  absl::StatusOr<minifier::InterestingnessResult> Judge(const minifier::Candidate& c) override {
     absl::StatusOr<repro::Verdict> v = oracle_->Judge(c.graph, c.inputs, options_);
     if (!v.ok()) return v.status();
-    minifier::TestResult r;
+    minifier::InterestingnessResult r;
     r.signature = v->signature.ToString();
     r.interesting = repro::IsFailure(v->kind) && Key(*v) == key_;
     r.drift = repro::IsFailure(v->kind) && !r.interesting;
@@ -319,13 +320,13 @@ void Campaign::HandleFailure(const Graph& graph, const std::vector<HostTensor>& 
   }
   const Clock::time_point t0 = Clock::now();
   minifier::Candidate best{graph, inputs};
-  RootCauseTest test(oracle_.get(), config.options, verdict);
+  RootCauseInterestingness interestingness(oracle_.get(), config.options, verdict);
   minifier::MinifyOptions minify;
   minify.time_limit_seconds = options_.minimize_seconds;
   minify.stop = options_.stop;
   minify.fp64_values = verdict.kind == repro::VerdictKind::kAccuracy;
   minify.reproduce_runs = 1;
-  absl::StatusOr<minifier::MinifyResult> result = minifier::Minify(best, test, minify);
+  absl::StatusOr<minifier::MinifyResult> result = minifier::Minify(best, interestingness, minify);
   FindingRecord record;
   if (result.ok()) {
     best = result->best;
@@ -336,7 +337,7 @@ void Campaign::HandleFailure(const Graph& graph, const std::vector<HostTensor>& 
   }
   repro::Verdict final_verdict = verdict;
   if (absl::StatusOr<repro::Verdict> v = oracle_->Judge(best.graph, best.inputs, config.options);
-      v.ok() && RootCauseTest::Key(*v) == RootCauseTest::Key(verdict)) {
+      v.ok() && RootCauseInterestingness::Key(*v) == RootCauseInterestingness::Key(verdict)) {
     final_verdict = *v;
   } else {
     best = {graph, inputs};

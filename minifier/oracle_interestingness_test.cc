@@ -1,7 +1,7 @@
-// Tests the signature matching of OracleFailureTest: exact signatures, and
+// Tests the signature matching of OracleInterestingness: exact signatures, and
 // accuracy failures anchored upstream of the expected failing op. Verdicts
 // are built by hand; the real oracle runs in minify_bundle_test.cc.
-#include "minifier/oracle_failure_test.h"
+#include "minifier/oracle_interestingness.h"
 
 #include "gtest/gtest.h"
 #include "minifier/minifier_test_util.h"
@@ -38,43 +38,43 @@ repro::Verdict AccuracyVerdict(const std::string& subkind, const std::string& op
   return v;
 }
 
-OracleFailureTest Anchored(const Candidate& start) {
-  return OracleFailureTest(nullptr, compiler::CompileOptions(),
+OracleInterestingness Anchored(const Candidate& start) {
+  return OracleInterestingness(nullptr, compiler::CompileOptions(),
                            repro::AccuracySignature("miscompile", "add", "f32"), start.graph);
 }
 
-TEST(OracleFailureTestTest, AcceptsTheExpectedSignature) {
+TEST(OracleInterestingnessTest, AcceptsTheExpectedSignature) {
   Candidate start = ParseCandidate(kGraph);
   EXPECT_TRUE(Anchored(start).Matches(AccuracyVerdict("miscompile", "add", "a")));
 }
 
-TEST(OracleFailureTestTest, AcceptsAFailureUpstreamOfTheExpectedOp) {
+TEST(OracleInterestingnessTest, AcceptsAFailureUpstreamOfTheExpectedOp) {
   Candidate start = ParseCandidate(kGraph);
   EXPECT_TRUE(Anchored(start).Matches(AccuracyVerdict("miscompile", "relu", "r")));
   EXPECT_TRUE(Anchored(start).Matches(AccuracyVerdict("miscompile", "sin", "s")));
 }
 
-TEST(OracleFailureTestTest, RejectsAnotherSubkindOrANodeOffThePath) {
+TEST(OracleInterestingnessTest, RejectsAnotherSubkindOrANodeOffThePath) {
   Candidate start = ParseCandidate(kGraph);
-  OracleFailureTest test = Anchored(start);
-  EXPECT_FALSE(test.Matches(AccuracyVerdict("precision", "relu", "r")));
-  EXPECT_FALSE(test.Matches(AccuracyVerdict("miscompile", "cos", "c")));
+  OracleInterestingness anchored = Anchored(start);
+  EXPECT_FALSE(anchored.Matches(AccuracyVerdict("precision", "relu", "r")));
+  EXPECT_FALSE(anchored.Matches(AccuracyVerdict("miscompile", "cos", "c")));
   // A node the start graph does not know (e.g. from a decomposition).
-  EXPECT_FALSE(test.Matches(AccuracyVerdict("miscompile", "relu", "relu_new")));
+  EXPECT_FALSE(anchored.Matches(AccuracyVerdict("miscompile", "relu", "relu_new")));
   repro::Verdict crash;
   crash.kind = repro::VerdictKind::kCrash;
   crash.signature = repro::CrashSignature("SIGSEGV", {}, "compile");
-  EXPECT_FALSE(test.Matches(crash));
+  EXPECT_FALSE(anchored.Matches(crash));
 }
 
-TEST(OracleFailureTestTest, WithoutTheStartGraphOnlyTheExactSignatureMatches) {
-  OracleFailureTest exact(nullptr, compiler::CompileOptions(),
+TEST(OracleInterestingnessTest, WithoutTheStartGraphOnlyTheExactSignatureMatches) {
+  OracleInterestingness exact(nullptr, compiler::CompileOptions(),
                           repro::AccuracySignature("miscompile", "add", "f32"));
   EXPECT_TRUE(exact.Matches(AccuracyVerdict("miscompile", "add", "a")));
   EXPECT_FALSE(exact.Matches(AccuracyVerdict("miscompile", "relu", "r")));
 }
 
-TEST(OracleFailureTestTest, NameUnnamedNodesKeepsNamesAndFillsTheRest) {
+TEST(OracleInterestingnessTest, NameUnnamedNodesKeepsNamesAndFillsTheRest) {
   Candidate dag = RandomDag({.seed = 3, .nodes = 10});
   NameUnnamedNodes(dag.graph);
   absl::flat_hash_set<std::string> names;

@@ -1,4 +1,4 @@
-#include "minifier/oracle_failure_test.h"
+#include "minifier/oracle_interestingness.h"
 
 #include <vector>
 
@@ -22,9 +22,10 @@ std::vector<std::string> AccuracyParts(const repro::Signature& signature) {
 
 }  // namespace
 
-OracleFailureTest::OracleFailureTest(repro::Oracle* oracle, compiler::CompileOptions options,
-                                     repro::Signature expected, const Graph& start)
-    : OracleFailureTest(oracle, std::move(options), std::move(expected)) {
+OracleInterestingness::OracleInterestingness(repro::Oracle* oracle,
+                                             compiler::CompileOptions options,
+                                             repro::Signature expected, const Graph& start)
+    : OracleInterestingness(oracle, std::move(options), std::move(expected)) {
   std::vector<std::string> parts = AccuracyParts(expected_);
   if (parts.empty()) return;
   subkind_ = parts[0];
@@ -42,7 +43,7 @@ OracleFailureTest::OracleFailureTest(repro::Oracle* oracle, compiler::CompileOpt
   }
 }
 
-bool OracleFailureTest::Matches(const repro::Verdict& verdict) const {
+bool OracleInterestingness::Matches(const repro::Verdict& verdict) const {
   if (verdict.signature == expected_) return true;
   if (upstream_.empty() || verdict.kind != repro::VerdictKind::kAccuracy) return false;
   std::vector<std::string> parts = AccuracyParts(verdict.signature);
@@ -55,11 +56,11 @@ bool OracleFailureTest::Matches(const repro::Verdict& verdict) const {
   return false;
 }
 
-absl::StatusOr<TestResult> OracleFailureTest::Test(const Candidate& candidate) {
+absl::StatusOr<InterestingnessResult> OracleInterestingness::Judge(const Candidate& candidate) {
   absl::StatusOr<repro::Verdict> verdict =
       oracle_->Judge(candidate.graph, candidate.inputs, options_);
   if (!verdict.ok()) return verdict.status();
-  TestResult result;
+  InterestingnessResult result;
   result.signature = verdict->signature.ToString();
   result.interesting = Matches(*verdict);
   result.drift = !result.interesting && repro::IsFailure(verdict->kind);

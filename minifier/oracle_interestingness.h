@@ -1,12 +1,12 @@
-// OracleFailureTest: the FailureTest of a real minimization, judged by
+// OracleInterestingness: the Interestingness of a real minimization, judged by
 // repro::Oracle (isolated workers, so a crashing compiler is a verdict, not a
 // dead minimizer). Interesting iff the verdict's signature equals the
-// expected one; another failure signature is drift. Test is thread-safe.
+// expected one; another failure signature is drift. Judge is thread-safe.
 //
 // Accuracy failures are anchored upstream. An accuracy signature names the
 // op of the failing output, which is where the error became visible, not
 // where it started: a faulty relu feeding an add fails as
-// "accuracy:miscompile:add:f32". Constructed with the start graph, the test
+// "accuracy:miscompile:add:f32". Constructed with the start graph, it
 // also accepts an accuracy failure with the same subkind and dtype whose
 // failing output is produced by the node the expected signature names or by
 // one of that node's ancestors in the start graph (matched by node name:
@@ -18,10 +18,10 @@
 // an anchored one gets its answer, which is right, since it computes the same
 // thing.)
 //
-// Tested by minifier/oracle_failure_test_test.cc and
+// Tested by minifier/oracle_interestingness_test.cc and
 // minifier/minify_bundle_test.cc.
-#ifndef REPROKIT_MINIFIER_ORACLE_FAILURE_TEST_H_
-#define REPROKIT_MINIFIER_ORACLE_FAILURE_TEST_H_
+#ifndef REPROKIT_MINIFIER_ORACLE_INTERESTINGNESS_H_
+#define REPROKIT_MINIFIER_ORACLE_INTERESTINGNESS_H_
 
 #include <string>
 #include <utility>
@@ -30,25 +30,25 @@
 #include "compiler/ir/graph.h"
 #include "compiler/options/compile_options.h"
 #include "minifier/candidate.h"
-#include "minifier/failure_test.h"
+#include "minifier/interestingness.h"
 #include "repro/oracle/oracle.h"
 #include "repro/oracle/signature.h"
 #include "repro/oracle/verdict.h"
 
 namespace rk::minifier {
 
-class OracleFailureTest : public FailureTest {
+class OracleInterestingness : public Interestingness {
  public:
   // Exact signatures only. `oracle` is not owned and must outlive this object.
-  OracleFailureTest(repro::Oracle* oracle, compiler::CompileOptions options,
-                    repro::Signature expected)
+  OracleInterestingness(repro::Oracle* oracle, compiler::CompileOptions options,
+                        repro::Signature expected)
       : oracle_(oracle), options_(std::move(options)), expected_(std::move(expected)) {}
   // With the upstream anchoring of accuracy failures described above; `start`
   // is the graph the minimization starts from (its nodes named).
-  OracleFailureTest(repro::Oracle* oracle, compiler::CompileOptions options,
-                    repro::Signature expected, const compiler::Graph& start);
+  OracleInterestingness(repro::Oracle* oracle, compiler::CompileOptions options,
+                        repro::Signature expected, const compiler::Graph& start);
 
-  absl::StatusOr<TestResult> Test(const Candidate& candidate) override;
+  absl::StatusOr<InterestingnessResult> Judge(const Candidate& candidate) override;
 
   // Whether `verdict` is the expected failure (exactly, or anchored upstream).
   bool Matches(const repro::Verdict& verdict) const;
@@ -71,4 +71,4 @@ void NameUnnamedNodes(compiler::Graph& graph);
 
 }  // namespace rk::minifier
 
-#endif  // REPROKIT_MINIFIER_ORACLE_FAILURE_TEST_H_
+#endif  // REPROKIT_MINIFIER_ORACLE_INTERESTINGNESS_H_

@@ -1,4 +1,4 @@
-#include "minifier/reductions/ddmin_nodes.h"
+#include "minifier/reductions/probdd_nodes.h"
 
 #include "minifier/rewrite.h"
 
@@ -6,7 +6,7 @@ namespace rk::minifier {
 
 using compiler::NodeId;
 
-ReductionPlan DdminNodes(const ReductionInput& input) {
+ReductionPlan ProbDdNodes(const ReductionInput& input) {
   const Candidate& base = input.current;
   std::vector<NodeId> nodes = ComputeNodeIds(base.graph);
   ReductionPlan plan;
