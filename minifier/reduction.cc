@@ -2,9 +2,9 @@
 
 #include "minifier/reductions/bypass_node.h"
 #include "minifier/reductions/cut_head.h"
-#include "minifier/reductions/probdd_nodes.h"
 #include "minifier/reductions/drop_outputs.h"
 #include "minifier/reductions/inputs_to_constants.h"
+#include "minifier/reductions/probdd_nodes.h"
 #include "minifier/reductions/remove_unused_inputs.h"
 #include "minifier/reductions/shrink_shapes.h"
 #include "minifier/reductions/simplify_dtypes.h"
