@@ -20,6 +20,7 @@ PACKAGES=(
   libbenchmark-dev  # bench/
   graphviz          # reprokit show --svg
   git
+  python3           # tools/source_references.py (a test)
 )
 
 # Fast path: one stat per marker file instead of asking dpkg.
@@ -36,6 +37,7 @@ MARKERS=(
   /usr/include/benchmark/benchmark.h
   /usr/bin/dot
   /usr/bin/git
+  /usr/bin/python3
 )
 all_there=1
 for m in "${MARKERS[@]}"; do
