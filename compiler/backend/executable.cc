@@ -3,6 +3,7 @@
 #include <cmath>
 #include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "base/json.h"
 
 namespace rk::compiler {
@@ -32,7 +33,18 @@ Executable::Executable(std::vector<TensorType> input_types,
 
 absl::StatusOr<std::vector<HostTensor>> Executable::Run(
     absl::Span<const HostTensor> inputs) const {
-  return program_->Run(input_types_, inputs);
+  if (inputs.size() != input_types_.size()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("expected ", input_types_.size(), " inputs, got ", inputs.size()));
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (inputs[i].type() != input_types_[i] || !inputs[i].valid()) {
+      return absl::InvalidArgumentError(absl::StrCat("input ", i, ": expected ",
+                                                     input_types_[i].ToString(), ", got ",
+                                                     inputs[i].type().ToString()));
+    }
+  }
+  return program_->Run(inputs);
 }
 
 }  // namespace rk::compiler

@@ -65,10 +65,10 @@ struct CompileReport {
 class CompiledProgram {
  public:
   virtual ~CompiledProgram() = default;
-  // Runs on inputs of exactly `input_types` (InvalidArgument otherwise); one
-  // output per graph output.
+  // Runs on inputs of exactly the compiled graph's input types (Executable::Run
+  // has checked them); one output per graph output.
   virtual absl::StatusOr<std::vector<HostTensor>> Run(
-      absl::Span<const TensorType> input_types, absl::Span<const HostTensor> inputs) const = 0;
+      absl::Span<const HostTensor> inputs) const = 0;
 };
 
 class Executable {

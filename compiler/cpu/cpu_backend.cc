@@ -19,9 +19,8 @@ class HostExecutable final : public CompiledProgram {
       : program_(std::move(program)), host_(std::move(host)) {}
 
   absl::StatusOr<std::vector<HostTensor>> Run(
-      absl::Span<const TensorType> input_types,
       absl::Span<const HostTensor> inputs) const override {
-    return Execute(program_, host_.kernels, input_types, inputs);
+    return Execute(program_, host_.kernels, inputs);
   }
 
  private:

@@ -84,9 +84,8 @@ class DeviceExecutable final : public CompiledProgram {
   explicit DeviceExecutable(kernel::Program program) : program_(std::move(program)) {}
 
   absl::StatusOr<std::vector<HostTensor>> Run(
-      absl::Span<const TensorType> input_types,
       absl::Span<const HostTensor> inputs) const override {
-    return cuda_->Run(input_types, inputs);
+    return cuda_->Run(inputs);
   }
 
   const kernel::Program& program() const { return program_; }

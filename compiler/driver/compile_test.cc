@@ -156,7 +156,7 @@ class InterpreterProgram final : public CompiledProgram {
  public:
   explicit InterpreterProgram(Graph graph) : graph_(std::move(graph)) {}
   absl::StatusOr<std::vector<HostTensor>> Run(
-      absl::Span<const TensorType>, absl::Span<const HostTensor> inputs) const override {
+      absl::Span<const HostTensor> inputs) const override {
     absl::StatusOr<EvalResult> result = Evaluate(graph_, inputs);
     if (!result.ok()) return result.status();
     return std::move(result->outputs);
@@ -200,6 +200,15 @@ TEST(CompileTest, AnotherBackendPlugsInThroughTheInterface) {
   absl::StatusOr<std::vector<HostTensor>> b = ours->Run(inputs);
   ASSERT_TRUE(a.ok() && b.ok());
   EXPECT_LT(MaxRelError((*b)[0], (*a)[0], 1e-6), 1e-5);
+  // Executable::Run checks the inputs for every backend, this one included.
+  for (const Executable* exe : {&*theirs, &*ours}) {
+    EXPECT_EQ(exe->Run({}).status().code(), absl::StatusCode::kInvalidArgument);
+    const HostTensor wrong = HostTensor::Random(TensorType{DType::kF32, Shape{8, 15}}, 1);
+    absl::StatusOr<std::vector<HostTensor>> r = exe->Run(absl::MakeConstSpan(&wrong, 1));
+    EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_NE(r.status().message().find("input 0: expected f32[8,16]"), std::string::npos)
+        << r.status();
+  }
 }
 
 }  // namespace

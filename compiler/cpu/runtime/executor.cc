@@ -25,19 +25,7 @@ struct FreeDeleter {
 
 absl::StatusOr<std::vector<HostTensor>> Execute(const kernel::Program& program,
                                                 absl::Span<const KernelCall> kernels,
-                                                absl::Span<const TensorType> input_types,
                                                 absl::Span<const HostTensor> inputs) {
-  if (inputs.size() != input_types.size()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("expected ", input_types.size(), " inputs, got ", inputs.size()));
-  }
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    if (inputs[i].type() != input_types[i] || !inputs[i].valid()) {
-      return absl::InvalidArgumentError(absl::StrCat("input ", i, ": expected ",
-                                                     input_types[i].ToString(), ", got ",
-                                                     inputs[i].type().ToString()));
-    }
-  }
   std::vector<HostTensor> output_buffers(program.num_output_buffers);
   std::unique_ptr<void, FreeDeleter> arena(
       program.arena_bytes > 0 ? std::aligned_alloc(64, program.arena_bytes) : nullptr);

@@ -27,11 +27,10 @@ struct KernelCall {
   int threads = 1;               // > 1: the outer loop is split across threads
 };
 
-// `input_types`: the graph's declared input types, in order; `kernels` in
-// program order.
+// `inputs`: exactly the graph's declared input types, in order (checked by
+// Executable::Run); `kernels` in program order.
 absl::StatusOr<std::vector<HostTensor>> Execute(const kernel::Program& program,
                                                 absl::Span<const KernelCall> kernels,
-                                                absl::Span<const TensorType> input_types,
                                                 absl::Span<const HostTensor> inputs);
 
 }  // namespace rk::compiler::cpu

@@ -170,19 +170,8 @@ absl::Status CudaProgram::LaunchAll(const DeviceState& state, int64_t run_counte
 }
 
 absl::StatusOr<std::vector<HostTensor>> CudaProgram::Run(
-    absl::Span<const TensorType> input_types, absl::Span<const HostTensor> inputs) const {
+    absl::Span<const HostTensor> inputs) const {
   const kernel::Program& program = *program_;
-  if (inputs.size() != input_types.size()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("expected ", input_types.size(), " inputs, got ", inputs.size()));
-  }
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    if (inputs[i].type() != input_types[i] || !inputs[i].valid()) {
-      return absl::InvalidArgumentError(absl::StrCat("input ", i, ": expected ",
-                                                     input_types[i].ToString(), ", got ",
-                                                     inputs[i].type().ToString()));
-    }
-  }
   absl::StatusOr<std::unique_ptr<DeviceState>> state = Prepare(inputs);
   if (!state.ok()) return state.status();
   {

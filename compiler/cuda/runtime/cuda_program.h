@@ -33,9 +33,9 @@ class CudaProgram {
   static absl::StatusOr<std::unique_ptr<CudaProgram>> Load(const kernel::Program& program,
                                                            PtxProgram ptx, bool keep_cubin);
 
-  // Inputs of exactly `input_types` (InvalidArgument otherwise).
-  absl::StatusOr<std::vector<HostTensor>> Run(absl::Span<const TensorType> input_types,
-                                              absl::Span<const HostTensor> inputs) const;
+  // Inputs of exactly the graph's input types, in order (Executable::Run
+  // checks them).
+  absl::StatusOr<std::vector<HostTensor>> Run(absl::Span<const HostTensor> inputs) const;
 
   // GPU milliseconds per execution of all kernels with the inputs already on
   // the device: the mean over `iterations` back-to-back executions between
