@@ -31,6 +31,7 @@
 #include "repro/bundle/bundle.h"
 #include "repro/oracle/oracle.h"
 #include "tools/flags.h"
+#include "tools/graph_source.h"
 #include "tools/oracle_flags.h"
 #include "tools/subcommand.h"
 
@@ -95,9 +96,9 @@ absl::StatusOr<Input> LoadInput(const std::string& path, const FlagSet& flags, B
       in.recorded = loaded->bundle.expected.signature;
     }
   } else {
-    absl::StatusOr<compiler::Graph> graph = compiler::ParseFile(path);
-    if (!graph.ok()) return graph.status();
-    in.target.graph = *std::move(graph);
+    absl::StatusOr<GraphSource> source = LoadGraphSource(path);
+    if (!source.ok()) return source.status();
+    in.target.graph = std::move(source->graph);
     in.target.inputs = compiler::SeededInputs(in.target.graph, static_cast<uint64_t>(f->seed));
   }
   if (absl::Status s = f->oracle.ApplyTo(flags, &in.target.options); !s.ok()) return s;

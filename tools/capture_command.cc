@@ -14,6 +14,7 @@
 #include "repro/bundle/environment.h"
 #include "repro/oracle/oracle.h"
 #include "tools/flags.h"
+#include "tools/graph_source.h"
 #include "tools/oracle_flags.h"
 #include "tools/subcommand.h"
 
@@ -58,7 +59,7 @@ int RunCapture(absl::Span<const std::string> args) {
   int64_t seed = -1;
   OracleFlags oracle_flags;
   FlagSet flags(
-      "capture GRAPH [--seed N | --inputs FILE...] [--opt key=value ...] -o BUNDLE",
+      "capture GRAPH|MODEL.onnx [--seed N | --inputs FILE...] [--opt key=value ...] -o BUNDLE",
       "Compiles GRAPH, runs it, judges it against the fp64 reference (isolated, so\n"
       "a crash or hang is a verdict) and writes a repro bundle: graph, inputs,\n"
       "options, expected verdict and signature, environment (docs/BUNDLE.md).\n"
@@ -67,6 +68,8 @@ int RunCapture(absl::Span<const std::string> args) {
       "Exit: 0 bundle written (whatever the verdict), 2 bad input.");
   flags.String("out", &out, "bundle directory to write (required)", 'o');
   flags.Int("seed", &seed, "seed for the random inputs (default 0)");
+  GraphSourceFlags source_flags;
+  source_flags.Register(flags);
   flags.Repeated("inputs", &input_files, "raw input file (repeat once per graph input)");
   oracle_flags.Register(flags, /*takes_bundle=*/false);
   int exit_code = kExitOk;
@@ -86,9 +89,11 @@ int RunCapture(absl::Span<const std::string> args) {
   if (!oracle.ok()) return ReportError(kName, oracle.status());
 
   const std::string& path = *arg;
-  absl::StatusOr<compiler::Graph> graph = compiler::ParseFile(path);
-  if (!graph.ok()) return ReportError(kName, graph.status());
+  absl::StatusOr<GraphSource> source = LoadGraphSource(path, source_flags);
+  if (!source.ok()) return ReportError(kName, source.status());
+  compiler::Graph* graph = &source->graph;
   repro::CaptureOptions capture;
+  capture.source = source->source;
   std::vector<compiler::HostTensor> inputs;
   if (input_files.empty()) {
     capture.seed = static_cast<uint64_t>(seed < 0 ? 0 : seed);

@@ -15,6 +15,7 @@
 #include "repro/oracle/oracle.h"
 #include "repro/oracle/verdict_json.h"
 #include "tools/flags.h"
+#include "tools/graph_source.h"
 #include "tools/oracle_flags.h"
 #include "tools/subcommand.h"
 
@@ -63,13 +64,15 @@ int RunCheck(absl::Span<const std::string> args) {
   int64_t seed = 0;
   bool json = false;
   FlagSet flags(
-      "check GRAPH|BUNDLE [flags]",
+      "check GRAPH|MODEL.onnx|BUNDLE [flags]",
       "Compiles GRAPH (on seeded inputs) or a repro BUNDLE (its inputs and options)\n"
       "and judges every output against the reference interpreter and its fp64 run.\n"
       "Runs in an isolated worker, so a crash or hang of the compiler is a verdict.\n"
       "Exit: 0 pass, 1 failure reproduced, 125 cannot judge, 2 bad input.");
   oracle_flags.Register(flags, /*takes_bundle=*/true);
   flags.Int("seed", &seed, "seed for the random inputs");
+  GraphSourceFlags source_flags;
+  source_flags.Register(flags);
   flags.Bool("json", &json, "print the verdict as JSON");
   int exit_code = kExitOk;
   const std::optional<std::string> arg =
@@ -97,9 +100,9 @@ int RunCheck(absl::Span<const std::string> args) {
     graph = bundle->bundle.graph;
     inputs = bundle->inputs;
   } else {
-    absl::StatusOr<compiler::Graph> parsed = compiler::ParseFile(path);
+    absl::StatusOr<GraphSource> parsed = LoadGraphSource(path, source_flags);
     if (!parsed.ok()) return ReportError(kName, parsed.status());
-    graph = *std::move(parsed);
+    graph = std::move(parsed->graph);
     inputs = compiler::SeededInputs(graph, seed);
   }
   absl::StatusOr<repro::Verdict> verdict = (*oracle)->Judge(graph, inputs, options);

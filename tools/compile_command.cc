@@ -8,6 +8,7 @@
 #include "compiler/driver/compile.h"
 #include "compiler/ir/parser.h"
 #include "tools/flags.h"
+#include "tools/graph_source.h"
 #include "tools/subcommand.h"
 
 namespace rk::tools {
@@ -26,6 +27,8 @@ int RunCompile(absl::Span<const std::string> args) {
                 "phase. Without a GPU, --device=cuda says why and exits 125 (cannot test);\n"
                 "--dump still writes the PTX.");
   flags.Int("seed", &seed, "seed of the random inputs (input i uses seed + i)");
+  GraphSourceFlags source_flags;
+  source_flags.Register(flags);
   flags.String("device", &device, "cpu (default) or cuda (same as --opt device=...)");
   flags.String("dump", &dump, "write fusion groups, kernel IR, LLVM IR, assembly, timings here");
   flags.Repeated("opt", &opts, "compile option key=value (see CompileOptions)");
@@ -45,8 +48,9 @@ int RunCompile(absl::Span<const std::string> args) {
   if (!device.empty()) {
     if (absl::Status s = options.Set("device", device); !s.ok()) return ReportError("compile", s);
   }
-  absl::StatusOr<compiler::Graph> graph = compiler::ParseFile((*positional)[0]);
-  if (!graph.ok()) return ReportError("compile", graph.status());
+  absl::StatusOr<GraphSource> source = LoadGraphSource((*positional)[0], source_flags);
+  if (!source.ok()) return ReportError("compile", source.status());
+  compiler::Graph* graph = &source->graph;
   absl::StatusOr<compiler::Executable> exe = compiler::Compile(*graph, options);
   if (!exe.ok() && absl::IsUnavailable(exe.status())) {
     // No GPU here: nothing ran, so nothing can be judged.

@@ -16,6 +16,7 @@
 #include "compiler/ir/seeded_inputs.h"
 #include "compiler/reference/interpreter.h"
 #include "tools/flags.h"
+#include "tools/graph_source.h"
 #include "tools/subcommand.h"
 
 namespace rk::tools {
@@ -75,6 +76,8 @@ int RunEval(absl::Span<const std::string> args) {
                 "(the oracle's fp64 reference). Exit: 0 ok, 2 bad input.");
   flags.Bool("fp64", &fp64, "evaluate every float op in f64");
   flags.Int("seed", &seed, "seed for the random inputs");
+  GraphSourceFlags source_flags;
+  source_flags.Register(flags);
   flags.Int("values", &max_values, "how many leading values to show per tensor");
   flags.Bool("json", &json, "print one JSON object");
   int exit_code = kExitOk;
@@ -86,8 +89,9 @@ int RunEval(absl::Span<const std::string> args) {
     return ReportError(kName, absl::InvalidArgumentError("--values: must be >= 0"));
   }
   const std::string& path = *arg;
-  absl::StatusOr<compiler::Graph> graph = compiler::ParseFile(path);
-  if (!graph.ok()) return ReportError(kName, AboutFile(path, graph.status()));
+  absl::StatusOr<GraphSource> source = LoadGraphSource(path, source_flags);
+  if (!source.ok()) return ReportError(kName, AboutFile(path, source.status()));
+  compiler::Graph* graph = &source->graph;
   const std::vector<compiler::HostTensor> inputs =
       compiler::SeededInputs(*graph, static_cast<uint64_t>(seed));
   compiler::EvalOptions options;

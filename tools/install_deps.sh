@@ -21,6 +21,11 @@ PACKAGES=(
   graphviz          # reprokit show --svg
   git
   python3           # tools/source_references.py (a test)
+  libonnx-dev       # ONNX import/export: protobuf classes + model checker
+  libprotobuf-dev
+  protobuf-compiler
+  python3-onnx      # ONNX's node test cases and onnx.helper (ONNX tests)
+  python3-numpy
 )
 
 # Fast path: one stat per marker file instead of asking dpkg.
@@ -38,6 +43,11 @@ MARKERS=(
   /usr/bin/dot
   /usr/bin/git
   /usr/bin/python3
+  /usr/include/onnx/onnx-ml.pb.h
+  /usr/include/google/protobuf/message.h
+  /usr/bin/protoc
+  /usr/lib/python3/dist-packages/onnx/__init__.py
+  /usr/lib/python3/dist-packages/numpy/__init__.py
 )
 all_there=1
 for m in "${MARKERS[@]}"; do

@@ -9,6 +9,7 @@
 #include "compiler/ir/parser.h"
 #include "compiler/ir/printer.h"
 #include "tools/flags.h"
+#include "tools/graph_source.h"
 #include "tools/subcommand.h"
 
 namespace rk::tools {
@@ -19,13 +20,15 @@ using compiler::Graph;
 int RunShow(absl::Span<const std::string> args) {
   bool stats = false, dot = false;
   std::string svg;
-  FlagSet flags("show GRAPH [--stats] [--dot] [--svg OUT]",
+  FlagSet flags("show GRAPH|MODEL.onnx [--stats] [--dot] [--svg OUT]",
                 "Parses a graph file (text format, docs/FORMAT.md) and prints it back in\n"
                 "normal form, its statistics (node count per op, inputs and outputs with\n"
                 "types, total elements, canonical hash) or its Graphviz form.");
   flags.Bool("stats", &stats, "print statistics instead of the graph");
   flags.Bool("dot", &dot, "print Graphviz dot text instead of the graph");
   flags.String("svg", &svg, "render the graph to this SVG file with Graphviz's dot");
+  GraphSourceFlags source_flags;
+  source_flags.Register(flags);
   auto positional = flags.Parse(args);
   if (!positional.ok()) return ReportError("show", positional.status());
   if (flags.help_requested()) {
@@ -35,8 +38,9 @@ int RunShow(absl::Span<const std::string> args) {
   if (positional->size() != 1) {
     return ReportError("show", absl::InvalidArgumentError("expects one GRAPH file"));
   }
-  absl::StatusOr<Graph> graph = compiler::ParseFile((*positional)[0]);
-  if (!graph.ok()) return ReportError("show", graph.status());
+  absl::StatusOr<GraphSource> source = LoadGraphSource((*positional)[0], source_flags);
+  if (!source.ok()) return ReportError("show", source.status());
+  Graph* graph = &source->graph;
   if (stats) std::fputs(compiler::ComputeGraphStats(*graph).ToText().c_str(), stdout);
   if (dot) std::fputs(compiler::PrintDot(*graph).c_str(), stdout);
   if (!svg.empty()) {

@@ -45,6 +45,7 @@ absl::Status Capture(const compiler::Graph& graph, const std::vector<compiler::H
   bundle.provenance["parent_bundle"] =
       capture_options.parent_hash.empty() ? Json() : Json(capture_options.parent_hash);
   if (capture_options.seed.has_value()) bundle.provenance["seed"] = *capture_options.seed;
+  if (!capture_options.source.is_null()) bundle.provenance["source"] = capture_options.source;
   return WriteBundle(bundle, inputs, dir);
 }
 

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "base/json.h"
 #include "compiler/ir/graph.h"
 #include "compiler/ir/tensor.h"
 #include "compiler/options/compile_options.h"
@@ -38,6 +39,9 @@ struct CaptureOptions {
   std::string parent_hash;
   // Who captured it, e.g. "reprokit capture" or "REPROKIT_CAPTURE".
   std::string captured_by = "reprokit capture";
+  // Where the graph came from when it was not a .rk file (e.g. the imported
+  // ONNX model: path, opset, producer, node origins); provenance.source.
+  Json source;
 };
 
 absl::Status Capture(const compiler::Graph& graph, const std::vector<compiler::HostTensor>& inputs,

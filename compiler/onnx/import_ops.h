@@ -1,0 +1,72 @@
+// The op converters of the ONNX importer, by family; the table that maps op
+// types to them is in import_ops.cc. Internal to compiler/onnx.
+//
+// Tested through compiler/onnx/importer_test.cc and
+// //compiler/onnx:conformance_test.
+#ifndef REPROKIT_COMPILER_ONNX_IMPORT_OPS_H_
+#define REPROKIT_COMPILER_ONNX_IMPORT_OPS_H_
+
+#include <optional>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "compiler/ir/op.h"
+#include "compiler/onnx/import_context.h"
+
+namespace rk::compiler::onnx_io {
+
+// An op of this build's table by text name; InvalidArgument naming the ONNX
+// node when the build has no such op.
+absl::StatusOr<Op> OpNamed(NodeContext& ctx, const char* name);
+
+// import_elementwise.cc
+absl::Status ConvertUnary(NodeContext& ctx);     // Relu, Exp, Floor, ... (one reprokit op)
+absl::Status ConvertBinary(NodeContext& ctx);    // Add, Less, And, ...
+absl::Status ConvertVariadic(NodeContext& ctx);  // Max, Min, Sum, Mean
+absl::Status ConvertPow(NodeContext& ctx);
+absl::Status ConvertMod(NodeContext& ctx);
+absl::Status ConvertXor(NodeContext& ctx);
+absl::Status ConvertWhere(NodeContext& ctx);
+absl::Status ConvertCast(NodeContext& ctx);
+absl::Status ConvertCastLike(NodeContext& ctx);
+absl::Status ConvertClip(NodeContext& ctx);
+absl::Status ConvertIsNaN(NodeContext& ctx);
+absl::Status ConvertActivation(NodeContext& ctx);  // LeakyRelu, HardSigmoid, Elu, ...
+absl::Status ConvertIdentity(NodeContext& ctx);    // Identity, Dropout
+
+// import_tensor.cc (layout, shapes and constants)
+absl::Status ConvertConstant(NodeContext& ctx);
+absl::Status ConvertShape(NodeContext& ctx);
+absl::Status ConvertSize(NodeContext& ctx);
+absl::Status ConvertConstantOfShape(NodeContext& ctx);
+absl::Status ConvertRange(NodeContext& ctx);
+absl::Status ConvertReshape(NodeContext& ctx);
+absl::Status ConvertFlatten(NodeContext& ctx);
+absl::Status ConvertTranspose(NodeContext& ctx);
+absl::Status ConvertSqueeze(NodeContext& ctx);
+absl::Status ConvertUnsqueeze(NodeContext& ctx);
+absl::Status ConvertConcat(NodeContext& ctx);
+absl::Status ConvertSlice(NodeContext& ctx);
+absl::Status ConvertSplit(NodeContext& ctx);
+absl::Status ConvertExpand(NodeContext& ctx);
+absl::Status ConvertTile(NodeContext& ctx);
+absl::Status ConvertGather(NodeContext& ctx);
+
+// import_nn.cc (reductions, matmul, normalization, convolution)
+absl::Status ConvertReduce(NodeContext& ctx);  // ReduceSum/Mean/Max/Min
+absl::Status ConvertArgMax(NodeContext& ctx);  // ArgMax, ArgMin
+absl::Status ConvertMatMul(NodeContext& ctx);
+absl::Status ConvertGemm(NodeContext& ctx);
+absl::Status ConvertSoftmax(NodeContext& ctx);  // Softmax, LogSoftmax
+absl::Status ConvertLayerNorm(NodeContext& ctx);
+absl::Status ConvertBatchNorm(NodeContext& ctx);
+absl::Status ConvertConv(NodeContext& ctx);
+absl::Status ConvertPool(NodeContext& ctx);        // MaxPool, AveragePool
+absl::Status ConvertGlobalPool(NodeContext& ctx);  // GlobalAveragePool, GlobalMaxPool
+absl::Status ConvertPad(NodeContext& ctx);
+absl::Status ConvertCumSum(NodeContext& ctx);
+
+}  // namespace rk::compiler::onnx_io
+
+#endif  // REPROKIT_COMPILER_ONNX_IMPORT_OPS_H_

@@ -1,0 +1,38 @@
+// Reading and writing ONNX model files, with the checks that come before any
+// conversion: the file parses as a ModelProto (protobuf, through Debian's
+// libonnx), its IR version is one this build's ONNX understands (3 to
+// onnx::IR_VERSION), it imports the default operator set, and ONNX's own
+// checker accepts it. Each failure is a specific InvalidArgument.
+//
+// Tested by compiler/onnx/importer_test.cc (bad files) and
+// compiler/onnx/exporter_test.cc (written models pass the checker).
+#ifndef REPROKIT_COMPILER_ONNX_MODEL_FILE_H_
+#define REPROKIT_COMPILER_ONNX_MODEL_FILE_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "onnx/onnx_pb.h"
+
+namespace rk::compiler::onnx_io {
+
+// Models up to this size are read (protobuf's own limit is 2 GiB; larger
+// weights belong in external data files).
+inline constexpr int64_t kMaxModelFileBytes = int64_t{2} << 30;
+
+absl::StatusOr<onnx::ModelProto> ParseModel(const std::string& bytes, const std::string& what);
+absl::StatusOr<onnx::ModelProto> ReadModelFile(const std::string& path);
+
+// ONNX's checker (onnx::checker::check_model) as a Status.
+absl::Status CheckModel(const onnx::ModelProto& model);
+
+// The default-domain opset the model imports.
+absl::StatusOr<int64_t> DefaultOpset(const onnx::ModelProto& model);
+
+absl::Status WriteModelFile(const onnx::ModelProto& model, const std::string& path);
+
+}  // namespace rk::compiler::onnx_io
+
+#endif  // REPROKIT_COMPILER_ONNX_MODEL_FILE_H_

@@ -1,0 +1,94 @@
+// `reprokit export BUNDLE|GRAPH --onnx -o repro.onnx`: a (minimized) repro as
+// an ONNX model that ONNX's checker accepts, with its inputs and the
+// reference interpreter's outputs in ONNX's test-data layout, so it can be
+// filed against ONNX Runtime, TensorRT or any other ONNX consumer.
+#include <cstdio>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "compiler/ir/seeded_inputs.h"
+#include "compiler/reference/interpreter.h"
+#include "repro/bundle/bundle.h"
+#include "tools/flags.h"
+#include "tools/graph_source.h"
+#include "tools/onnx_source.h"
+#include "tools/subcommand.h"
+
+namespace rk::tools {
+namespace {
+
+constexpr char kName[] = "export";
+
+int RunExport(absl::Span<const std::string> args) {
+  std::string out;
+  std::string data_dir;
+  bool onnx = false;
+  bool no_data = false;
+  int64_t seed = 0;
+  FlagSet flags(
+      "export BUNDLE|GRAPH --onnx -o MODEL.onnx [--data-dir DIR | --no-data]",
+      "Writes the bundle's (or graph's) graph as an ONNX model (opset 17) that\n"
+      "passes ONNX's checker, and beside it, in ONNX's test-data layout, its inputs\n"
+      "(input_<i>.pb: the bundle's, or the seeded ones for a graph) and the\n"
+      "reference interpreter's outputs (output_<i>.pb). docs/ONNX.md maps the ops.\n"
+      "Exit: 0 written, 2 bad input or an op with no ONNX form.");
+  flags.Bool("onnx", &onnx, "write ONNX (the only format; required)");
+  flags.String("out", &out, "model file to write (required)", 'o');
+  flags.String("data-dir", &data_dir, "where the tensors go (default: MODEL_data/ beside it)");
+  flags.Bool("no-data", &no_data, "write the model only");
+  flags.Int("seed", &seed, "seed of a graph's inputs (bundles keep their own)");
+  int exit_code = kExitOk;
+  const std::optional<std::string> arg =
+      ParseSingleArgument(flags, args, kName, "BUNDLE", &exit_code);
+  if (!arg.has_value()) return exit_code;
+  if (!onnx) return ReportError(kName, absl::InvalidArgumentError("say the format: --onnx"));
+  if (out.empty()) return ReportError(kName, absl::InvalidArgumentError("-o MODEL.onnx is required"));
+  if (std::filesystem::is_directory(out)) {
+    return ReportError(kName, absl::InvalidArgumentError(absl::StrCat(out, " is a directory")));
+  }
+  compiler::Graph graph;
+  std::vector<compiler::HostTensor> inputs;
+  if (repro::IsBundleDir(*arg)) {
+    absl::StatusOr<repro::LoadedBundle> bundle = repro::LoadBundle(*arg);
+    if (!bundle.ok()) return ReportError(kName, bundle.status());
+    for (const std::string& w : bundle->warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+    graph = bundle->bundle.graph;
+    inputs = bundle->inputs;
+  } else {
+    absl::StatusOr<GraphSource> source = LoadGraphSource(*arg);
+    if (!source.ok()) return ReportError(kName, source.status());
+    graph = std::move(source->graph);
+    inputs = compiler::SeededInputs(graph, static_cast<uint64_t>(seed));
+  }
+  std::vector<compiler::HostTensor> outputs;
+  if (!no_data) {
+    if (data_dir.empty()) {
+      data_dir = absl::EndsWith(out, ".onnx") ? out.substr(0, out.size() - 5) : out;
+      data_dir += "_data";
+    }
+    absl::StatusOr<compiler::EvalResult> result = compiler::Evaluate(graph, inputs);
+    if (!result.ok()) return ReportError(kName, result.status());
+    outputs = std::move(result->outputs);
+  } else {
+    data_dir.clear();
+  }
+  if (absl::Status s = ExportOnnx(graph, out, data_dir, inputs, outputs); !s.ok()) {
+    return ReportError(kName, s);
+  }
+  std::printf("wrote %s (%d nodes, opset 17)", out.c_str(), graph.num_nodes());
+  if (!data_dir.empty()) {
+    std::printf(" and %zu inputs, %zu reference outputs in %s", inputs.size(), outputs.size(),
+                data_dir.c_str());
+  }
+  std::printf("\n");
+  return kExitOk;
+}
+
+}  // namespace
+
+REPROKIT_SUBCOMMAND("export", "a bundle or graph as an ONNX model with its inputs", &RunExport);
+
+}  // namespace rk::tools
