@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "base/file_util.h"
 #include "base/status_macros.h"
@@ -137,7 +138,8 @@ absl::Status Exporter::ExportNode(NodeId id) {
     onnx::NodeProto* n = Add("ConstantOfShape", {Ints(type.shape.dims(), "shape")}, out);
     SetTensor(n, "value", HostTensor::Full(TensorType(type.dtype, Shape({1})), number("value")));
   } else if (op == "iota") {
-    const int axis = static_cast<int>(integer("axis"));
+    const int rank = type.shape.rank();
+    const int axis = static_cast<int>((integer("axis") % rank + rank) % rank);
     const int64_t n = type.shape.dim(axis);
     std::vector<int64_t> dims(type.shape.rank(), 1);
     dims[axis] = n;
@@ -169,6 +171,8 @@ absl::Status Exporter::ExportNode(NodeId id) {
     Add("Not", {eq}, out);
   } else if (op == "cast") {
     SetInt(Add("Cast", in, out), "to", OnnxElemType(type.dtype));
+  } else if (absl::StartsWith(op, "reduce_") && ints("axes").empty()) {
+    Add("Identity", in, out);  // reducing no axis; ONNX reads no axes as "all"
   } else if (op == "reduce_sum") {
     SetInt(Add("ReduceSum", {in[0], Ints(ints("axes"), "axes")}, out), "keepdims", flag("keepdim"));
   } else if (op == "reduce_mean" || op == "reduce_max" || op == "reduce_min") {
@@ -188,6 +192,8 @@ absl::Status Exporter::ExportNode(NodeId id) {
     SetInts(Add("Transpose", in, out), "perm", ints("perm"));
   } else if (op == "broadcast_to") {
     Add("Expand", {in[0], Ints(ints("shape"), "shape")}, out);
+  } else if (op == "slice" && type.shape.rank() == 0) {
+    Add("Identity", in, out);  // ONNX has no Slice of a scalar
   } else if (op == "slice") {
     std::vector<int64_t> axes(type.shape.rank());
     for (int k = 0; k < type.shape.rank(); ++k) axes[k] = k;

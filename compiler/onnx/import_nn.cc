@@ -311,7 +311,7 @@ absl::Status ConvertConv(NodeContext& ctx) {
     RK_ASSIGN_OR_RETURN(x, Unsqueeze(ctx, x, {2}));
     RK_ASSIGN_OR_RETURN(w, Unsqueeze(ctx, w, {2}));
   }
-  const Shape& ws = ctx.type(w).shape;
+  const Shape ws = ctx.type(w).shape;
   std::vector<int64_t> kernel = {ws.dim(2), ws.dim(3)};
   absl::StatusOr<Window> window;
   if (one_d) {

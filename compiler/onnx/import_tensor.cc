@@ -32,7 +32,7 @@ absl::StatusOr<NodeId> Reshape(NodeContext& ctx, NodeId x, std::vector<int64_t> 
 
 absl::StatusOr<NodeId> SliceAxis(NodeContext& ctx, NodeId x, int axis, int64_t start,
                                  int64_t limit, int64_t stride = 1) {
-  const Shape& shape = ctx.type(x).shape;
+  const Shape shape = ctx.type(x).shape;
   std::vector<int64_t> starts(shape.rank(), 0), limits = shape.dims(), strides(shape.rank(), 1);
   starts[axis] = start;
   limits[axis] = limit;
@@ -100,7 +100,7 @@ absl::Status ConvertConstant(NodeContext& ctx) {
 
 absl::Status ConvertShape(NodeContext& ctx) {
   RK_ASSIGN_OR_RETURN(NodeId x, ctx.Input(0));
-  const std::vector<int64_t>& dims = ctx.type(x).shape.dims();
+  const std::vector<int64_t> dims = ctx.type(x).shape.dims();
   const int64_t rank = static_cast<int64_t>(dims.size());
   RK_ASSIGN_OR_RETURN(int64_t start, ctx.AttrInt("start", 0));
   RK_ASSIGN_OR_RETURN(int64_t end, ctx.AttrInt("end", rank));
@@ -181,7 +181,7 @@ absl::Status ConvertReshape(NodeContext& ctx) {
     RK_ASSIGN_OR_RETURN(dims, ctx.ConstantInts(1));
   }
   RK_ASSIGN_OR_RETURN(int64_t allowzero, ctx.AttrInt("allowzero", 0));
-  const Shape& in = ctx.type(x).shape;
+  const Shape in = ctx.type(x).shape;
   int infer = -1;
   int64_t known = 1;
   for (size_t i = 0; i < dims.size(); ++i) {
@@ -211,7 +211,7 @@ absl::Status ConvertReshape(NodeContext& ctx) {
 
 absl::Status ConvertFlatten(NodeContext& ctx) {
   RK_ASSIGN_OR_RETURN(NodeId x, ctx.Input(0));
-  const Shape& in = ctx.type(x).shape;
+  const Shape in = ctx.type(x).shape;
   RK_ASSIGN_OR_RETURN(int64_t axis, ctx.AttrInt("axis", 1));
   if (axis < 0) axis += in.rank();
   if (axis < 0 || axis > in.rank()) return ctx.Error(absl::StrCat("axis ", axis, " out of range"));
@@ -247,7 +247,7 @@ absl::Status ConvertTranspose(NodeContext& ctx) {
 
 absl::Status ConvertSqueeze(NodeContext& ctx) {
   RK_ASSIGN_OR_RETURN(NodeId x, ctx.Input(0));
-  const Shape& in = ctx.type(x).shape;
+  const Shape in = ctx.type(x).shape;
   RK_ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> axes, AxesOf(ctx, 13, 1));
   std::vector<int64_t> squeezed;
   if (axes.has_value()) {
@@ -303,7 +303,7 @@ absl::Status ConvertConcat(NodeContext& ctx) {
 
 absl::Status ConvertSlice(NodeContext& ctx) {
   RK_ASSIGN_OR_RETURN(NodeId x, ctx.Input(0));
-  const Shape& in = ctx.type(x).shape;
+  const Shape in = ctx.type(x).shape;
   std::vector<int64_t> starts, ends, axes, steps;
   if (ctx.opset() < 10) {
     RK_ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> s, ctx.AttrInts("starts"));
@@ -383,7 +383,7 @@ absl::Status ConvertSlice(NodeContext& ctx) {
 
 absl::Status ConvertSplit(NodeContext& ctx) {
   RK_ASSIGN_OR_RETURN(NodeId x, ctx.Input(0));
-  const Shape& in = ctx.type(x).shape;
+  const Shape in = ctx.type(x).shape;
   RK_ASSIGN_OR_RETURN(int64_t axis_attr, ctx.AttrInt("axis", 0));
   RK_ASSIGN_OR_RETURN(int axis, ctx.Axis(axis_attr, in.rank()));
   const int outputs = ctx.node().output_size();

@@ -286,7 +286,9 @@ absl::Status Importer::ConvertNode(const onnx::NodeProto& n) {
 }
 
 // A copy of the builder's graph with only what the outputs need (and every
-// input), names applied.
+// input), names applied. Sources (constants, full) are placed right before
+// their first user, wherever the model defined them, so that exporting and
+// importing again reproduces the same node order.
 absl::StatusOr<Graph> Importer::LiveGraph(const std::vector<NodeId>& outputs) {
   const Graph& g = builder_.graph();
   std::vector<bool> live(g.num_nodes(), false);
@@ -297,14 +299,25 @@ absl::StatusOr<Graph> Importer::LiveGraph(const std::vector<NodeId>& outputs) {
   }
   Graph out(g.name());
   std::vector<NodeId> map(g.num_nodes());
+  auto copy = [&](int i) {
+    if (map[i].valid()) return;
+    Node n = g.node(NodeId(i));
+    n.name = names_[i];
+    for (NodeId& operand : n.operands) operand = map[operand.value];
+    map[i] = out.AppendNode(std::move(n));
+  };
+  auto is_source = [&](int i) {
+    return g.node(NodeId(i)).op != Op::kInput && g.node(NodeId(i)).operands.empty();
+  };
   for (int i = 0; i < g.num_nodes(); ++i) {
-    const Node& n = g.node(NodeId(i));
-    if (n.op != Op::kInput && !live[i]) continue;
-    Node copy = n;
-    copy.name = names_[i];
-    for (NodeId& operand : copy.operands) operand = map[operand.value];
-    map[i] = out.AppendNode(std::move(copy));
+    if (g.node(NodeId(i)).op == Op::kInput) copy(i);
   }
+  for (int i = 0; i < g.num_nodes(); ++i) {
+    if (!live[i] || g.node(NodeId(i)).op == Op::kInput || is_source(i)) continue;
+    for (NodeId operand : g.node(NodeId(i)).operands) copy(operand.value);
+    copy(i);
+  }
+  for (NodeId o : outputs) copy(o.value);  // sources returned directly
   std::vector<NodeId> mapped;
   for (NodeId o : outputs) mapped.push_back(map[o.value]);
   out.set_outputs(std::move(mapped));
