@@ -139,15 +139,29 @@ absl::Status ConvertArgMax(NodeContext& ctx) {
   RK_ASSIGN_OR_RETURN(int64_t axis, ctx.AttrInt("axis", 0));
   RK_ASSIGN_OR_RETURN(int64_t keepdims, ctx.AttrInt("keepdims", 1));
   RK_ASSIGN_OR_RETURN(int64_t last, ctx.AttrInt("select_last_index", 0));
-  if (last != 0) return ctx.Unsupported("select_last_index=1");
   RK_ASSIGN_OR_RETURN(int a, ctx.Axis(axis, ctx.type(x).shape.rank()));
   if (ctx.node().op_type() == "ArgMin") {
     RK_ASSIGN_OR_RETURN(x, ctx.Emit(Op::kNeg, {x}));
+  }
+  const int64_t n = ctx.type(x).shape.dim(a);
+  if (last != 0) {
+    // The last maximum is the first one of the reversed axis.
+    RK_ASSIGN_OR_RETURN(Op gather, OpNamed(ctx, "gather"));
+    HostTensor order(TensorType(DType::kI64, Shape({n})));
+    for (int64_t k = 0; k < n; ++k) order.SetInt(k, n - 1 - k);
+    RK_ASSIGN_OR_RETURN(NodeId indices, ctx.EmitConstant(std::move(order)));
+    Attributes g;
+    g.Set("axis", int64_t{a});
+    RK_ASSIGN_OR_RETURN(x, ctx.Emit(gather, {x, indices}, std::move(g)));
   }
   Attributes attrs;
   attrs.Set("axis", int64_t{a});
   attrs.Set("keepdim", keepdims != 0);
   RK_ASSIGN_OR_RETURN(NodeId r, ctx.Emit(Op::kArgmax, {x}, std::move(attrs)));
+  if (last != 0) {
+    RK_ASSIGN_OR_RETURN(NodeId top, ctx.Scalar(DType::kI64, static_cast<double>(n - 1)));
+    RK_ASSIGN_OR_RETURN(r, ctx.Emit(Op::kSub, {top, r}));
+  }
   ctx.SetOutput(0, r);
   return absl::OkStatus();
 }
@@ -225,9 +239,6 @@ absl::Status ConvertSoftmax(NodeContext& ctx) {
 }
 
 absl::Status ConvertLayerNorm(NodeContext& ctx) {
-  for (int i = 1; i < ctx.node().output_size(); ++i) {
-    if (!ctx.node().output(i).empty()) return ctx.Unsupported("the Mean / InvStdDev outputs");
-  }
   RK_ASSIGN_OR_RETURN(NodeId x, ctx.Input(0));
   RK_ASSIGN_OR_RETURN(NodeId gamma, ctx.Input(1));
   const Shape shape = ctx.type(x).shape;
@@ -268,6 +279,39 @@ absl::Status ConvertLayerNorm(NodeContext& ctx) {
   RK_ASSIGN_OR_RETURN(NodeId r, ctx.Emit(Op::kLayerNorm, {flat, gamma, beta}, std::move(attrs)));
   RK_ASSIGN_OR_RETURN(r, Reshape(ctx, r, shape.dims()));
   ctx.SetOutput(0, r);
+  const bool stats = (ctx.node().output_size() > 1 && !ctx.node().output(1).empty()) ||
+                     (ctx.node().output_size() > 2 && !ctx.node().output(2).empty());
+  if (!stats) return absl::OkStatus();
+  // Mean and 1 / sqrt(variance + eps) over the normalized dims, computed in
+  // f32 for 16-bit inputs (ONNX's stash_type 1), shaped like the input with
+  // the normalized dims kept as 1.
+  RK_ASSIGN_OR_RETURN(int64_t stash, ctx.AttrInt("stash_type", 1));
+  if (stash != 1) return ctx.Unsupported("stash_type other than 1 (float)");
+  NodeId wide = flat;
+  if (IsLowPrecision(ctx.type(flat).dtype)) {
+    Attributes cast;
+    cast.Set("dtype", DType::kF32);
+    RK_ASSIGN_OR_RETURN(wide, ctx.Emit(Op::kCast, {flat}, std::move(cast)));
+  }
+  auto mean_of = [&](NodeId v) -> absl::StatusOr<NodeId> {
+    Attributes reduce;
+    reduce.Set("axes", std::vector<int64_t>{static_cast<int64_t>(flat_dims.size() - 1)});
+    reduce.Set("keepdim", true);
+    return ctx.Emit(Op::kReduceMean, {v}, std::move(reduce));
+  };
+  RK_ASSIGN_OR_RETURN(NodeId mean, mean_of(wide));
+  RK_ASSIGN_OR_RETURN(NodeId centered, ctx.Emit(Op::kSub, {wide, mean}));
+  RK_ASSIGN_OR_RETURN(NodeId square, ctx.Emit(Op::kMul, {centered, centered}));
+  RK_ASSIGN_OR_RETURN(NodeId var, mean_of(square));
+  RK_ASSIGN_OR_RETURN(NodeId e, ctx.Scalar(ctx.type(var).dtype, eps));
+  RK_ASSIGN_OR_RETURN(NodeId shifted, ctx.Emit(Op::kAdd, {var, e}));
+  RK_ASSIGN_OR_RETURN(NodeId inv, ctx.Emit(Op::kRsqrt, {shifted}));
+  std::vector<int64_t> stat_dims(shape.dims().begin(), shape.dims().begin() + axis);
+  stat_dims.resize(shape.rank(), 1);
+  RK_ASSIGN_OR_RETURN(mean, Reshape(ctx, mean, stat_dims));
+  RK_ASSIGN_OR_RETURN(inv, Reshape(ctx, inv, stat_dims));
+  ctx.SetOutput(1, mean);
+  ctx.SetOutput(2, inv);
   return absl::OkStatus();
 }
 

@@ -46,7 +46,9 @@ class Importer : public NodeContext {
   absl::StatusOr<NodeId> EmitConstant(HostTensor value) override;
   const TensorType& type(NodeId id) const override { return builder_.type(id); }
   std::optional<HostTensor> ValueOf(NodeId id) const override;
-  void SetOutput(int i, NodeId id) override { outputs_[i] = id; }
+  void SetOutput(int i, NodeId id) override {
+    if (i < static_cast<int>(outputs_.size())) outputs_[i] = id;
+  }
 
  private:
   static std::string GraphName(const onnx::ModelProto& model) {
