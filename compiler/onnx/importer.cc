@@ -14,6 +14,7 @@
 #include "compiler/ir/builder.h"
 #include "compiler/ir/names.h"
 #include "compiler/ir/verifier.h"
+#include "compiler/onnx/fuse_gelu.h"
 #include "compiler/onnx/import_context.h"
 #include "compiler/onnx/model_file.h"
 #include "compiler/onnx/onnx_tensor.h"
@@ -339,6 +340,7 @@ absl::StatusOr<ImportedModel> Importer::Run() {
   if (outputs.empty()) return absl::InvalidArgumentError("the model has no outputs");
   ImportedModel result;
   RK_ASSIGN_OR_RETURN(result.graph, LiveGraph(outputs));
+  RK_RETURN_IF_ERROR(FuseGelu(result.graph).status());
   // Only origins of nodes that survived.
   absl::flat_hash_set<std::string> kept;
   for (const Node& n : result.graph.nodes()) kept.insert(n.name);
