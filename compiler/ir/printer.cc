@@ -1,10 +1,12 @@
 #include "compiler/ir/printer.h"
 
 #include <limits>
+#include <string_view>
 #include <type_traits>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/sha256.h"
 #include "compiler/ir/literal.h"
 #include "compiler/ir/names.h"
 
@@ -94,6 +96,14 @@ class Printer {
 
   absl::Status AppendTensor(NodeId id, const HostTensor& tensor) {
     absl::StrAppend(&out_, "dense<", tensor.type().ToString(), ">");
+    if (canonical_ && tensor.num_elements() > kCanonicalInlineLimit) {
+      // The digest of the bytes identifies a large constant exactly, at a
+      // fraction of the cost of its text (a model's weights are gigabytes).
+      absl::StrAppend(&out_, "sha256:",
+                      Sha256Hex(std::string_view(reinterpret_cast<const char*>(tensor.bytes().data()),
+                                                 tensor.bytes().size())));
+      return absl::OkStatus();
+    }
     if (!canonical_ && tensor.num_elements() > options_.inline_limit) {
       if (options_.sink == nullptr) {
         return absl::FailedPreconditionError(absl::StrCat(

@@ -13,7 +13,9 @@
 // bytes are handed to the BlobSink (the content store plugs in here).
 //
 // PrintCanonical renames every node to its dense id (%0, %1, ...), names the
-// graph @g and always inlines constants: it is the only input to graph hashes.
+// graph @g, inlines constants up to kCanonicalInlineLimit elements and names
+// larger ones by the SHA-256 of their bytes (what the store keys them by): it
+// is the only input to graph hashes.
 //
 // Tested by compiler/ir/printer_test.cc (golden files in compiler/ir/testdata/).
 #ifndef REPROKIT_COMPILER_IR_PRINTER_H_
@@ -34,6 +36,8 @@ class BlobSink {
   virtual ~BlobSink() = default;
   virtual absl::StatusOr<std::string> Put(const HostTensor& tensor) = 0;
 };
+
+inline constexpr int64_t kCanonicalInlineLimit = 64;
 
 struct PrintOptions {
   int64_t inline_limit = 64;      // constants with more elements go to `sink`
