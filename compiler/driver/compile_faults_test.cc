@@ -86,5 +86,28 @@ TEST(CompileFaultsTest, RuntimeCrashOnlyWhereTheOpIs) {
   EXPECT_EXIT((void)exe->Run(inputs), ::testing::KilledBySignal(SIGSEGV), "");
 }
 
+// gather is computed in generated code, so its value faults fire there (and
+// only where a gather is).
+TEST(CompileFaultsTest, GatherFaultsFireInGeneratedCode) {
+  constexpr char kGather[] = R"(graph @g(%t: f32[6,8], %i: i32[3]) {
+  %y = gather(%t, %i) {axis=0} : f32[3,8]
+  return %y
+})";
+  EXPECT_NE(Mismatch(kGather, "gather:accuracy"), "");
+  EXPECT_EQ(Mismatch(kWithRelu, "gather:accuracy"), "");
+  EXPECT_EQ(Mismatch(kGather, "relu:accuracy"), "");
+  absl::StatusOr<Graph> graph = Parse(kGather);
+  ASSERT_TRUE(graph.ok());
+  absl::StatusOr<Executable> exe = Compile(*graph, WithFault("gather:nondeterministic"));
+  ASSERT_TRUE(exe.ok()) << exe.status();
+  std::vector<HostTensor> inputs = SeededInputs(*graph, 1);
+  auto a = exe->Run(inputs);
+  auto b = exe->Run(inputs);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_FALSE((*a)[0].BitwiseEqual((*b)[0]));
+  EXPECT_EQ(Compile(*graph, WithFault("gather:compile_error")).status().code(),
+            absl::StatusCode::kInternal);
+}
+
 }  // namespace
 }  // namespace rk::compiler

@@ -4,7 +4,8 @@
 // Rules (docs/COMPILER.md has the rationale):
 // - Elementwise ops, casts, full, iota and layout ops (reshape, transpose,
 //   broadcast_to, slice, squeeze, unsqueeze) fuse into their users' group when
-//   all users are in one group; layout ops act as index maps there.
+//   all users are in one group; layout ops act as index maps there. gather
+//   fuses the same way, an index map with a loaded position.
 // - A node used by several groups is materialized (gets a buffer), except
 //   trivially cheap ones (layout, full, iota), which are recomputed in each.
 // - A reduction is the root of its group, with its elementwise prologue

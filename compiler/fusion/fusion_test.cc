@@ -52,5 +52,29 @@ TEST(FusionTest, SharedExpensiveValueIsMaterialized) {
   EXPECT_TRUE(plan.materialized[1]);
 }
 
+TEST(FusionTest, GatherFusesLikeAnElementwiseOp) {
+  // The table's exp fuses into the gather (computed only at gathered rows),
+  // the gather into the add; a matmul operand is materialized.
+  FusionPlan plan = Plan(R"(graph @g(%t: f32[16,4], %i: i64[2,3], %w: f32[4,4]) {
+    %e = exp(%t) : f32[16,4]
+    %g = gather(%e, %i) {axis=0} : f32[2,3,4]
+    %a = add(%g, %g) : f32[2,3,4]
+    %m = matmul(%g, %w) : f32[2,3,4]
+    return %a, %m
+  })");
+  ASSERT_EQ(plan.groups.size(), 3u);
+  EXPECT_EQ(plan.groups[0].detail, "%g (gather) <- %e (exp)");
+  EXPECT_EQ(plan.groups[1].detail, "%a (add)");
+  EXPECT_EQ(plan.groups[2].kind, GroupKind::kMatmul);
+  FusionPlan single = Plan(R"(graph @g(%t: f32[16,4], %i: i64[2,3]) {
+    %e = exp(%t) : f32[16,4]
+    %g = gather(%e, %i) {axis=0} : f32[2,3,4]
+    %a = neg(%g) : f32[2,3,4]
+    return %a
+  })");
+  ASSERT_EQ(single.groups.size(), 1u);
+  EXPECT_EQ(single.groups[0].detail, "%a (neg) <- %e (exp), %g (gather)");
+}
+
 }  // namespace
 }  // namespace rk::compiler::fusion

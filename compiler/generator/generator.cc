@@ -49,6 +49,7 @@ class OpBuilder {
       case OpKind::kReduce: return Reduce(op);
       case OpKind::kLayout: return Layout(op);
       case OpKind::kMatmul: return Matmul();
+      case OpKind::kGather: return Gather();
       case OpKind::kComposite: return op == Op::kGelu ? Unary(op) : Composite(op);
     }
     return absl::OkStatus();
@@ -337,6 +338,37 @@ class OpBuilder {
       RK_ASSIGN_OR_RETURN(b, ctx_.Produce(TensorType(ta.dtype, Shape(dims)), false));
     }
     return ctx_.EmitBounded(Op::kMatmul, {a, b}).status();
+  }
+
+  // Data of any dtype; indices i32 or i64 of rank 0 to 2, every value in
+  // [-size, size) of the gathered axis (value_range.cc widens the result's
+  // range by the 0 an out-of-range index would give, so in-range indices
+  // keep it exact).
+  absl::Status Gather() {
+    constexpr int64_t kSizes[] = {1, 2, 3, 4, 5, 8};
+    int data;
+    RK_ASSIGN_OR_RETURN(data, Operand([](const ValueFacts&) { return true; }, ctx_.RandomDType(),
+                                      1, false));
+    const TensorType td = ctx_.type(data);
+    const int rank = td.shape.rank();
+    const int axis = static_cast<int>(rng_.Below(rank));
+    const int64_t size = td.shape.dim(axis);
+    if (size == 0) return Skip("gather from an empty axis");
+    int64_t budget = max() / std::max<int64_t>(1, td.num_elements() / size);
+    std::vector<int64_t> dims;
+    const int index_rank = static_cast<int>(rng_.Range(0, 2));
+    for (int i = 0; i < index_rank; ++i) {
+      int64_t d = rng_.Pick(kSizes);
+      if (d > budget) d = 1;
+      budget /= d;
+      dims.push_back(d);
+    }
+    if (budget < 1) return Skip("gather result too large");
+    const DType index_dtype = rng_.Chance(0.5) ? DType::kI32 : DType::kI64;
+    int indices;
+    RK_ASSIGN_OR_RETURN(indices, ctx_.ProduceIndices(TensorType(index_dtype, Shape(dims)), size));
+    const int64_t axis_attr = rng_.Chance(0.2) ? axis - rank : axis;
+    return ctx_.Emit(Op::kGather, {data, indices}, {{"axis", axis_attr}}).status();
   }
 
   absl::Status Composite(Op op) {

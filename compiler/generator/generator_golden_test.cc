@@ -43,7 +43,7 @@ TEST(GeneratorGoldenTest, DefaultGraphsOfSeedsOneToTwoHundredAreUnchanged) {
       }
     }
   }
-  EXPECT_EQ(Sha256Hex(text), "6e708f65b5d9d0854c8ab4f474e9169010f703d8e9f8e13a08e687540562d2bb");
+  EXPECT_EQ(Sha256Hex(text), "502a3176aa00b36fd5c93fb273731e9a38c58e2b81dfc736134924eee6e65ce0");
 }
 
 }  // namespace

@@ -115,6 +115,19 @@ ValueRange CompositeRange(Op op, absl::Span<const ValueFacts> in, const Attribut
   return {-bound, bound};
 }
 
+// gather: the data's values, and 0 where an index may be out of range.
+ValueRange GatherRange(absl::Span<const ValueFacts> in, const Attributes& attrs) {
+  const ValueFacts& data = in[0];
+  const int rank = data.type.shape.rank();
+  int axis = static_cast<int>(attrs.GetInt("axis").value_or(0));
+  if (axis < 0) axis += rank;
+  const double size = axis >= 0 && axis < rank ? static_cast<double>(data.type.shape.dim(axis)) : 0;
+  const bool in_range = in[1].type.num_elements() == 0 ||
+                        (in[1].range.lo >= -size && in[1].range.hi <= size - 1);
+  if (in_range && size > 0) return data.range;
+  return {std::min(0.0, data.range.lo), std::max(0.0, data.range.hi)};
+}
+
 ValueRange RawRange(Op op, absl::Span<const ValueFacts> in, const Attributes& attrs,
                     const TensorType& result) {
   switch (compiler::GetOpKind(op)) {
@@ -165,6 +178,7 @@ ValueRange RawRange(Op op, absl::Span<const ValueFacts> in, const Attributes& at
       const ValueRange p = Corners(x.lo, x.hi, y.lo, y.hi, Mul);
       return {std::min(0.0, k * p.lo), std::max(0.0, k * p.hi)};
     }
+    case OpKind::kGather: return GatherRange(in, attrs);
     case OpKind::kComposite: return CompositeRange(op, in, attrs);
     default: return {0, 1};
   }
@@ -193,7 +207,8 @@ bool InferExact(Op op, absl::Span<const ValueFacts> operands, const TensorType& 
     case OpKind::kSource:
     case OpKind::kSelect:
     case OpKind::kCast:
-    case OpKind::kLayout: return true;
+    case OpKind::kLayout:
+    case OpKind::kGather: return true;
     case OpKind::kUnary: return op == Op::kNeg || op == Op::kAbs || op == Op::kRelu;
     case OpKind::kBinary: return op == Op::kMaximum || op == Op::kMinimum;
     case OpKind::kReduce: return op == Op::kReduceMax || op == Op::kReduceMin;

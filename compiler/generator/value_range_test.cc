@@ -32,6 +32,19 @@ TEST(ValueRangeTest, PropagatesThroughArithmetic) {
   EXPECT_GE(r.hi, 16);
 }
 
+TEST(ValueRangeTest, GatherKeepsTheDataRangeForIndicesInRange) {
+  const TensorType out(DType::kF32, Shape{2, 3});
+  const ValueFacts data = Facts(0.5, 2, true, DType::kF32, Shape{5, 3});
+  const compiler::Attributes axis0 = {{"axis", int64_t{0}}};
+  ValueRange r = InferRange(Op::kGather, {data, Facts(-5, 4, true, DType::kI64, Shape{2})}, axis0, out);
+  EXPECT_GT(r.lo, 0.4);
+  EXPECT_LT(r.hi, 2.1);
+  // An index that may be out of range may select 0.
+  r = InferRange(Op::kGather, {data, Facts(0, 5, true, DType::kI64, Shape{2})}, axis0, out);
+  EXPECT_LE(r.lo, 0);
+  EXPECT_TRUE(InferExact(Op::kGather, {data, Facts(0, 4, true, DType::kI32, Shape{2})}, out));
+}
+
 TEST(ValueRangeTest, IntegersWrapToTheirRange) {
   const TensorType i32(DType::kI32, Shape{4});
   ValueRange r = InferRange(Op::kMul, {Facts(-1e6, 1e6, true, DType::kI32), Facts(-1e6, 1e6, true, DType::kI32)}, {}, i32);

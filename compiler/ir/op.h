@@ -22,6 +22,7 @@ enum class OpKind {
   kReduce,
   kLayout,
   kMatmul,
+  kGather,
   kComposite,
 };
 

@@ -20,6 +20,8 @@
 // - iota's dtype is float or integer, not bool; cast converts any to any.
 // - layer_norm/rms_norm: axis must be the last axis, gamma/beta have type
 //   x.dtype[last dim], eps is finite and >= 0.
+// - gather: data of rank >= 1 (any dtype), indices i32 or i64 of any rank
+//   (rank 0 included); axis in [-rank, rank) of data.
 // - Negative dims (in operands or attributes) are errors.
 //
 // Tested by compiler/ir/shape_inference_test.cc.

@@ -268,6 +268,27 @@ TEST(ShapeInferenceTest, Composites) {
   EXPECT_TRUE(Fails(Op::kRmsNorm, {F32({}), F32({})}, norm));
 }
 
+TEST(ShapeInferenceTest, Gather) {
+  const TensorType i64_bt(DType::kI64, {2, 5});
+  const Attributes axis0 = {{"axis", int64_t{0}}};
+  // Embedding lookup: f32[V,D] by i64[B,T] gives f32[B,T,D].
+  EXPECT_EQ(Infer(Op::kGather, {F32({50, 8}), i64_bt}, axis0), "f32[2,5,8]");
+  EXPECT_EQ(Infer(Op::kGather, {F32({3, 4, 6}), I32({2})}, {{"axis", int64_t{1}}}), "f32[3,2,6]");
+  EXPECT_EQ(Infer(Op::kGather, {F32({3, 4, 6}), I32({})}, {{"axis", int64_t{-1}}}), "f32[3,4]");
+  EXPECT_EQ(Infer(Op::kGather, {I32({7}), I32({3, 1})}, axis0), "i32[3,1]");
+  EXPECT_EQ(Infer(Op::kGather, {Bool({4, 2}), I32({0})}, axis0), "bool[0,2]");
+  EXPECT_EQ(Infer(Op::kGather, {F32({4}), F32({2})}, axis0),
+            "error: gather: indices must be i32 or i64, got f32[2]");
+  EXPECT_EQ(Infer(Op::kGather, {F32({}), I32({2})}, axis0),
+            "error: gather: data must have rank >= 1, got f32[]");
+  EXPECT_EQ(Infer(Op::kGather, {F32({4, 2}), I32({2})}, {{"axis", int64_t{2}}}),
+            "error: gather: axis 2 out of range for rank 2");
+  EXPECT_EQ(Infer(Op::kGather, {F32({4, 2}), I32({2})}), "error: gather: missing attribute 'axis'");
+  EXPECT_EQ(Infer(Op::kGather, {F32({4, 2}), I32({2})}, {{"axis", int64_t{0}}, {"axes", Ints{0}}}),
+            "error: gather: unknown attribute 'axes'");
+  EXPECT_TRUE(Fails(Op::kGather, {F32({4, 2})}, axis0));
+}
+
 // Every op has a rule: given valid operands it either infers or rejects with
 // InvalidArgument, never Internal.
 TEST(ShapeInferenceTest, EveryOpHasARule) {

@@ -7,6 +7,9 @@
 // permutes; slice scales and offsets; squeeze/unsqueeze insert or drop zero
 // indices; reshape linearizes and delinearizes (or reads a buffer's flat offset
 // directly). Layout ops therefore never copy unless they are materialized.
+// gather is an index map whose gathered position is loaded: bounds-checked,
+// clamped before the read and selected to 0 when out of range
+// (gather_lowering.cc).
 //
 // Numerics: reductions of float dtypes accumulate in f64 (sequential order,
 // or pairwise with reduce_order=tree), or in f32 under low_precision (same

@@ -79,5 +79,28 @@ TEST(KernelBuilderTest, TreeOrderFlattensTheReducedAxesIntoOneLoop) {
   EXPECT_EQ(PrintKernel(*max, max->kernels[0]).find("tree"), std::string::npos);
 }
 
+TEST(KernelBuilderTest, GatherClampsTheLoadedIndexAndSelectsZeroOutOfRange) {
+  absl::StatusOr<Program> program = Lower(R"(graph @g(%t: f32[5,2], %i: i32[3]) {
+    %y = gather(%t, %i) {axis=0} : f32[3,2]
+    return %y
+  })", {});
+  ASSERT_TRUE(program.ok()) << program.status();
+  ASSERT_EQ(program->kernels.size(), 1u);
+  const std::string text = PrintKernel(*program, program->kernels[0]);
+  // k = i[i0] widened; k + 5 when negative; the row read at the clamped
+  // position (0 when out of range), the value selected to 0 there.
+  const std::string k = "cast<i64>(b1[i0])";
+  const std::string wrapped = "where<i64>(lt<bool>(" + k + ", 0), add<i64>(" + k + ", 5), " + k + ")";
+  const std::string in_range =
+      "and<bool>(ge<bool>(" + wrapped + ", 0), lt<bool>(" + wrapped + ", 5))";
+  EXPECT_EQ(text, "kernel k0  // %y (gather)\n"
+                  "  for i0 in [0, 3) {\n"
+                  "    for i1 in [0, 2) {\n"
+                  "      b2[((i0 * 2) + i1)] = where<f32>(" + in_range + ", b0[((where<i64>(" +
+                      in_range + ", " + wrapped + ", 0) * 2) + i1)], 0:f32)\n"
+                  "    }\n"
+                  "  }\n");
+}
+
 }  // namespace
 }  // namespace rk::compiler::kernel

@@ -54,6 +54,7 @@ class KernelLowering {
   int32_t Eval(NodeId id, const Index& index);
   int32_t EvalUncached(NodeId id, const Index& index);
   int32_t EvalLayout(NodeId id, const Index& index);
+  int32_t EvalGather(NodeId id, const Index& index);
   Index BroadcastIndex(const Shape& from, const Shape& to, const Index& index);
   int32_t ApplyValueFaults(Op op, DType dtype, int32_t value);
 

@@ -29,6 +29,9 @@
 //   +-Inf become 0. float -> bool is x != 0 (NaN -> true). Integer -> float
 //   rounds to nearest even (once, except i64 beyond 2^53 to f16/bf16, which
 //   goes through double).
+// - gather: a negative index counts from the end of the axis (adds its
+//   size); an index still outside [0, size) gives zero elements (0, +0.0,
+//   false) instead of reading anything.
 // - Reducing an axis of size 0: sum 0, mean NaN (InferType rejects max, min
 //   and argmax there).
 // - relu(-0) = +0 and relu(NaN) = NaN; maximum(-0, +0) = +0, minimum = -0.
