@@ -131,6 +131,17 @@ std::vector<OpSample> OpSamples() {
       {"gather",
        "graph @g(%x: f32[3,2], %i: i32[2,2]) {\n  %y = gather(%x, %i) {axis=1} : f32[3,2,2]\n"
        "  return %y\n}"},
+      // Windows: padded and strided; conv2d grouped, both operands inputs
+      // (what simplify_op shrinks).
+      {"conv2d",
+       "graph @g(%x: f32[1,4,5,5], %w: f32[4,2,3,3]) {\n"
+       "  %y = conv2d(%x, %w) {dilations=[1,1], groups=2, pads=[1,1,1,1], strides=[2,2]} : "
+       "f32[1,4,3,3]\n  return %y\n}"},
+      Layout("max_pool2d", "f32[1,2,5,5]",
+             "dilations=[1,1], kernel=[3,3], pads=[1,1,1,1], strides=[2,2]", "f32[1,2,3,3]"),
+      Layout("avg_pool2d", "f32[1,2,5,5]",
+             "count_include_pad=false, kernel=[3,3], pads=[1,1,1,1], strides=[2,2]",
+             "f32[1,2,3,3]"),
       // Composites.
       Unary("gelu"), Softmax("softmax"), Softmax("log_softmax"),
       {"layer_norm",

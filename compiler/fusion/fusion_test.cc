@@ -76,5 +76,25 @@ TEST(FusionTest, GatherFusesLikeAnElementwiseOp) {
   EXPECT_EQ(single.groups[0].detail, "%a (neg) <- %e (exp), %g (gather)");
 }
 
+TEST(FusionTest, WindowOpsRootTheirGroupsAndFuseOnlyLayoutOperands) {
+  // The transposed weights become strides; the exp is materialized (each
+  // element is read by many windows); bias and relu form the next group.
+  FusionPlan plan = Plan(R"(graph @g(%x: f32[1,2,6,6], %w: f32[2,3,3,3], %b: f32[3,1,1]) {
+    %e = exp(%x) : f32[1,2,6,6]
+    %t = transpose(%w) {perm=[1,0,2,3]} : f32[3,2,3,3]
+    %c = conv2d(%e, %t) {dilations=[1,1], groups=1, pads=[1,1,1,1], strides=[1,1]} : f32[1,3,6,6]
+    %a = add(%c, %b) : f32[1,3,6,6]
+    %r = relu(%a) : f32[1,3,6,6]
+    %p = max_pool2d(%r) {dilations=[1,1], kernel=[2,2], pads=[0,0,0,0], strides=[2,2]} : f32[1,3,3,3]
+    return %p
+  })");
+  ASSERT_EQ(plan.groups.size(), 4u);
+  EXPECT_EQ(plan.groups[0].detail, "%e (exp)");
+  EXPECT_EQ(plan.groups[1].kind, GroupKind::kWindow);
+  EXPECT_EQ(plan.groups[1].detail, "%c (conv2d) <- %t (transpose)");
+  EXPECT_EQ(plan.groups[2].detail, "%r (relu) <- %a (add)");
+  EXPECT_EQ(plan.groups[3].kind, GroupKind::kWindow);
+}
+
 }  // namespace
 }  // namespace rk::compiler::fusion

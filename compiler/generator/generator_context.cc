@@ -115,7 +115,7 @@ absl::StatusOr<int> GenContext::EmitBounded(Op op, std::vector<int> operands, At
     const double bound = InferRange(op, in, attrs, *inferred).MaxAbs();
     if (bound <= kMaxMagnitude) break;
     const double factor = 0.8 * kMaxMagnitude / bound;
-    const bool bilinear = op == Op::kMul || op == Op::kMatmul;
+    const bool bilinear = op == Op::kMul || op == Op::kMatmul || op == Op::kConv2d;
     const bool norm = op == Op::kLayerNorm || op == Op::kRmsNorm;
     for (size_t i = 0; i < operands.size(); ++i) {
       if (!IsFloat(type(operands[i]).dtype) || op == Op::kPow) continue;

@@ -43,7 +43,7 @@ TEST(GeneratorGoldenTest, DefaultGraphsOfSeedsOneToTwoHundredAreUnchanged) {
       }
     }
   }
-  EXPECT_EQ(Sha256Hex(text), "502a3176aa00b36fd5c93fb273731e9a38c58e2b81dfc736134924eee6e65ce0");
+  EXPECT_EQ(Sha256Hex(text), "803d2153e954c13cc4f3e69301db9256f86e1364b8c35e42f3ca520f572c6c09");
 }
 
 }  // namespace

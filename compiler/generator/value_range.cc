@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "compiler/ir/window.h"
+
 namespace rk::compiler::generator {
 
 using compiler::Attributes;
@@ -128,6 +130,29 @@ ValueRange GatherRange(absl::Span<const ValueFacts> in, const Attributes& attrs)
   return {std::min(0.0, data.range.lo), std::max(0.0, data.range.hi)};
 }
 
+// conv2d as matmul over its taps; max_pool2d keeps the input's range and
+// avg_pool2d averages within it (with zeros when padding counts). A window
+// of padding only has no finite value (-inf, or 0 / 0): unbounded.
+ValueRange WindowRange(Op op, absl::Span<const ValueFacts> in, const Attributes& attrs) {
+  const ValueFacts& x = in[0];
+  const compiler::Shape weights = op == Op::kConv2d ? in[1].type.shape : compiler::Shape();
+  if (x.type.shape.rank() != 4) return {-kInf, kInf};
+  if (op == Op::kConv2d) {
+    double taps = 1;
+    for (int d = 1; d < weights.rank(); ++d) taps *= static_cast<double>(weights.dim(d));
+    const ValueRange p = Corners(x.range.lo, x.range.hi, in[1].range.lo, in[1].range.hi, Mul);
+    return {std::min(0.0, taps * p.lo), std::max(0.0, taps * p.hi)};
+  }
+  const compiler::Window2d window = compiler::ReadWindow(op, attrs, weights);
+  const bool real = window.EveryWindowReal(0, x.type.shape.dim(2)) &&
+                    window.EveryWindowReal(1, x.type.shape.dim(3));
+  if (!real && !(op == Op::kAvgPool2d && window.count_include_pad)) return {-kInf, kInf};
+  if (op == Op::kAvgPool2d && window.count_include_pad) {
+    return {std::min(0.0, x.range.lo), std::max(0.0, x.range.hi)};
+  }
+  return x.range;
+}
+
 ValueRange RawRange(Op op, absl::Span<const ValueFacts> in, const Attributes& attrs,
                     const TensorType& result) {
   switch (compiler::GetOpKind(op)) {
@@ -179,6 +204,7 @@ ValueRange RawRange(Op op, absl::Span<const ValueFacts> in, const Attributes& at
       return {std::min(0.0, k * p.lo), std::max(0.0, k * p.hi)};
     }
     case OpKind::kGather: return GatherRange(in, attrs);
+    case OpKind::kWindow: return WindowRange(op, in, attrs);
     case OpKind::kComposite: return CompositeRange(op, in, attrs);
     default: return {0, 1};
   }
@@ -212,6 +238,7 @@ bool InferExact(Op op, absl::Span<const ValueFacts> operands, const TensorType& 
     case OpKind::kUnary: return op == Op::kNeg || op == Op::kAbs || op == Op::kRelu;
     case OpKind::kBinary: return op == Op::kMaximum || op == Op::kMinimum;
     case OpKind::kReduce: return op == Op::kReduceMax || op == Op::kReduceMin;
+    case OpKind::kWindow: return op == Op::kMaxPool2d;
     default: return false;
   }
 }

@@ -23,6 +23,7 @@ enum class OpKind {
   kLayout,
   kMatmul,
   kGather,
+  kWindow,
   kComposite,
 };
 

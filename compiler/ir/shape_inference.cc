@@ -14,6 +14,7 @@ namespace rk::compiler {
 
 using shape_inference_internal::CheckDims;
 using shape_inference_internal::InferLayout;
+using shape_inference_internal::InferWindow;
 using shape_inference_internal::NormalizeAxes;
 using shape_inference_internal::OpError;
 using shape_inference_internal::WithOp;
@@ -55,6 +56,15 @@ std::vector<AttrSpec> AttrSchema(Op op) {
     case Op::kUnsqueeze: return {{"axes", K::kInts}};
     case Op::kLayerNorm:
     case Op::kRmsNorm: return {{"axis", K::kInt}, {"eps", K::kFloat}};
+    case Op::kConv2d:
+      return {{"strides", K::kInts}, {"pads", K::kInts}, {"dilations", K::kInts},
+              {"groups", K::kInt}};
+    case Op::kMaxPool2d:
+      return {{"kernel", K::kInts}, {"strides", K::kInts}, {"pads", K::kInts},
+              {"dilations", K::kInts}};
+    case Op::kAvgPool2d:
+      return {{"kernel", K::kInts}, {"strides", K::kInts}, {"pads", K::kInts},
+              {"count_include_pad", K::kBool}};
     default: return {};
   }
 }
@@ -341,6 +351,7 @@ absl::StatusOr<TensorType> InferChecked(Op op, absl::Span<const TensorType> oper
     case OpKind::kLayout: return InferLayout(op, operands, attrs);
     case OpKind::kMatmul: return InferMatmul(op, operands[0], operands[1]);
     case OpKind::kGather: return InferGather(op, operands[0], operands[1], attrs);
+    case OpKind::kWindow: return InferWindow(op, operands, attrs);
     case OpKind::kComposite: return InferComposite(op, operands, attrs);
   }
   return absl::InternalError(absl::StrCat(std::string(OpName(op)), ": no shape inference rule"));

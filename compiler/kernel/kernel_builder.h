@@ -17,6 +17,10 @@
 // Matmul (matmul_lowering.cc) is blocked for the CPU into 4x8 register tiles
 // over packed panels of the right operand, or i-k-j with a row of
 // accumulators (for NVPTX); either way each output sums over k in order.
+// conv2d and the pools (window_lowering.cc) are a reduction per output
+// element over the window's taps, padded taps clamped before the load and
+// selected to the padding value; they accumulate as matmul (conv2d,
+// avg_pool2d) or reduce_max (max_pool2d) do.
 //
 // Faults (testing only, faults.h): <op>:accuracy and <op>:nondeterministic
 // rewrite the op's value, <op>:runtime_crash adds a null load to the op's
