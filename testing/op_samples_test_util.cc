@@ -58,6 +58,9 @@ constexpr char kNoSimplerReduce[] =
     "no simpler form: no cheaper op reduces; shrink_shapes makes the reduced dims small";
 constexpr char kNoSimplerLayout[] =
     "no simpler form: index arithmetic only; shrink_shapes and bypass_node shrink around it";
+constexpr char kNoSimplerGather[] =
+    "no simpler form: gather only moves elements (no cheaper op selects by loaded indices); "
+    "shrink_shapes shrinks its data and indices";
 
 }  // namespace
 
@@ -123,6 +126,22 @@ std::vector<OpSample> OpSamples() {
       {"matmul",
        "graph @g(%a: f32[2,3,4], %b: f32[2,4,5]) {\n  %y = matmul(%a, %b) : f32[2,3,5]\n"
        "  return %y\n}"},
+      // Gather: indices drawn from [-2, 2] on an axis of 2, so negative and
+      // out-of-range ones both occur.
+      {"gather",
+       "graph @g(%x: f32[3,2], %i: i32[2,2]) {\n  %y = gather(%x, %i) {axis=1} : f32[3,2,2]\n"
+       "  return %y\n}"},
+      // Windows: padded and strided; conv2d grouped, both operands inputs
+      // (what simplify_op shrinks).
+      {"conv2d",
+       "graph @g(%x: f32[1,4,5,5], %w: f32[4,2,3,3]) {\n"
+       "  %y = conv2d(%x, %w) {dilations=[1,1], groups=2, pads=[1,1,1,1], strides=[2,2]} : "
+       "f32[1,4,3,3]\n  return %y\n}"},
+      Layout("max_pool2d", "f32[1,2,5,5]",
+             "dilations=[1,1], kernel=[3,3], pads=[1,1,1,1], strides=[2,2]", "f32[1,2,3,3]"),
+      Layout("avg_pool2d", "f32[1,2,5,5]",
+             "count_include_pad=false, kernel=[3,3], pads=[1,1,1,1], strides=[2,2]",
+             "f32[1,2,3,3]"),
       // Composites.
       Unary("gelu"), Softmax("softmax"), Softmax("log_softmax"),
       {"layer_norm",
@@ -165,6 +184,7 @@ std::vector<Exemption> OpExemptions() {
                 Op::kSqueeze, Op::kUnsqueeze}) {
     e.push_back({op, Piece::kMinifier, kNoSimplerLayout});
   }
+  e.push_back({Op::kGather, Piece::kMinifier, kNoSimplerGather});
   return e;
 }
 

@@ -86,5 +86,57 @@ TEST(CompileFaultsTest, RuntimeCrashOnlyWhereTheOpIs) {
   EXPECT_EXIT((void)exe->Run(inputs), ::testing::KilledBySignal(SIGSEGV), "");
 }
 
+// gather is computed in generated code, so its value faults fire there (and
+// only where a gather is).
+TEST(CompileFaultsTest, GatherFaultsFireInGeneratedCode) {
+  constexpr char kGather[] = R"(graph @g(%t: f32[6,8], %i: i32[3]) {
+  %y = gather(%t, %i) {axis=0} : f32[3,8]
+  return %y
+})";
+  EXPECT_NE(Mismatch(kGather, "gather:accuracy"), "");
+  EXPECT_EQ(Mismatch(kWithRelu, "gather:accuracy"), "");
+  EXPECT_EQ(Mismatch(kGather, "relu:accuracy"), "");
+  absl::StatusOr<Graph> graph = Parse(kGather);
+  ASSERT_TRUE(graph.ok());
+  absl::StatusOr<Executable> exe = Compile(*graph, WithFault("gather:nondeterministic"));
+  ASSERT_TRUE(exe.ok()) << exe.status();
+  std::vector<HostTensor> inputs = SeededInputs(*graph, 1);
+  auto a = exe->Run(inputs);
+  auto b = exe->Run(inputs);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_FALSE((*a)[0].BitwiseEqual((*b)[0]));
+  EXPECT_EQ(Compile(*graph, WithFault("gather:compile_error")).status().code(),
+            absl::StatusCode::kInternal);
+}
+
+// conv2d and the pools are kernels of their own: their value faults fire in
+// generated code, their runtime_crash in their kernel only.
+TEST(CompileFaultsTest, WindowFaultsFireInGeneratedCode) {
+  constexpr char kConv[] = R"(graph @g(%x: f32[1,2,6,6], %w: f32[3,2,3,3]) {
+  %y = conv2d(%x, %w) {dilations=[1,1], groups=1, pads=[1,1,1,1], strides=[1,1]} : f32[1,3,6,6]
+  %r = relu(%y) : f32[1,3,6,6]
+  return %r
+})";
+  constexpr char kPools[] = R"(graph @g(%x: f32[1,2,6,6]) {
+  %m = max_pool2d(%x) {dilations=[1,1], kernel=[2,2], pads=[1,1,0,0], strides=[2,2]} : f32[1,2,3,3]
+  %a = avg_pool2d(%x) {count_include_pad=true, kernel=[3,3], pads=[1,1,1,1], strides=[1,1]} : f32[1,2,6,6]
+  return %m, %a
+})";
+  EXPECT_NE(Mismatch(kConv, "conv2d:accuracy"), "");
+  EXPECT_EQ(Mismatch(kWithRelu, "conv2d:accuracy"), "");
+  EXPECT_EQ(Mismatch(kPools, "conv2d:accuracy"), "");
+  EXPECT_NE(Mismatch(kPools, "max_pool2d:accuracy"), "");
+  EXPECT_NE(Mismatch(kPools, "avg_pool2d:accuracy"), "");
+  EXPECT_EQ(Mismatch(kConv, "avg_pool2d:accuracy"), "");
+  absl::StatusOr<Graph> graph = Parse(kConv);
+  ASSERT_TRUE(graph.ok());
+  absl::StatusOr<Executable> exe = Compile(*graph, WithFault("conv2d:runtime_crash"));
+  ASSERT_TRUE(exe.ok()) << exe.status();
+  std::vector<HostTensor> inputs = SeededInputs(*graph, 1);
+  EXPECT_EXIT((void)exe->Run(inputs), ::testing::KilledBySignal(SIGSEGV), "");
+  EXPECT_EQ(Compile(*graph, WithFault("conv2d:compile_error")).status().code(),
+            absl::StatusCode::kInternal);
+}
+
 }  // namespace
 }  // namespace rk::compiler

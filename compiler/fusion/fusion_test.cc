@@ -52,5 +52,49 @@ TEST(FusionTest, SharedExpensiveValueIsMaterialized) {
   EXPECT_TRUE(plan.materialized[1]);
 }
 
+TEST(FusionTest, GatherFusesLikeAnElementwiseOp) {
+  // The table's exp fuses into the gather (computed only at gathered rows),
+  // the gather into the add; a matmul operand is materialized.
+  FusionPlan plan = Plan(R"(graph @g(%t: f32[16,4], %i: i64[2,3], %w: f32[4,4]) {
+    %e = exp(%t) : f32[16,4]
+    %g = gather(%e, %i) {axis=0} : f32[2,3,4]
+    %a = add(%g, %g) : f32[2,3,4]
+    %m = matmul(%g, %w) : f32[2,3,4]
+    return %a, %m
+  })");
+  ASSERT_EQ(plan.groups.size(), 3u);
+  EXPECT_EQ(plan.groups[0].detail, "%g (gather) <- %e (exp)");
+  EXPECT_EQ(plan.groups[1].detail, "%a (add)");
+  EXPECT_EQ(plan.groups[2].kind, GroupKind::kMatmul);
+  FusionPlan single = Plan(R"(graph @g(%t: f32[16,4], %i: i64[2,3]) {
+    %e = exp(%t) : f32[16,4]
+    %g = gather(%e, %i) {axis=0} : f32[2,3,4]
+    %a = neg(%g) : f32[2,3,4]
+    return %a
+  })");
+  ASSERT_EQ(single.groups.size(), 1u);
+  EXPECT_EQ(single.groups[0].detail, "%a (neg) <- %e (exp), %g (gather)");
+}
+
+TEST(FusionTest, WindowOpsRootTheirGroupsAndFuseOnlyLayoutOperands) {
+  // The transposed weights become strides; the exp is materialized (each
+  // element is read by many windows); bias and relu form the next group.
+  FusionPlan plan = Plan(R"(graph @g(%x: f32[1,2,6,6], %w: f32[2,3,3,3], %b: f32[3,1,1]) {
+    %e = exp(%x) : f32[1,2,6,6]
+    %t = transpose(%w) {perm=[1,0,2,3]} : f32[3,2,3,3]
+    %c = conv2d(%e, %t) {dilations=[1,1], groups=1, pads=[1,1,1,1], strides=[1,1]} : f32[1,3,6,6]
+    %a = add(%c, %b) : f32[1,3,6,6]
+    %r = relu(%a) : f32[1,3,6,6]
+    %p = max_pool2d(%r) {dilations=[1,1], kernel=[2,2], pads=[0,0,0,0], strides=[2,2]} : f32[1,3,3,3]
+    return %p
+  })");
+  ASSERT_EQ(plan.groups.size(), 4u);
+  EXPECT_EQ(plan.groups[0].detail, "%e (exp)");
+  EXPECT_EQ(plan.groups[1].kind, GroupKind::kWindow);
+  EXPECT_EQ(plan.groups[1].detail, "%c (conv2d) <- %t (transpose)");
+  EXPECT_EQ(plan.groups[2].detail, "%r (relu) <- %a (add)");
+  EXPECT_EQ(plan.groups[3].kind, GroupKind::kWindow);
+}
+
 }  // namespace
 }  // namespace rk::compiler::fusion

@@ -10,6 +10,7 @@
 #include "compiler/generator/pass_patterns.h"
 #include "compiler/ir/seeded_inputs.h"
 #include "compiler/ir/shape_inference.h"
+#include "compiler/ir/window.h"
 
 namespace rk::compiler::generator {
 
@@ -49,6 +50,8 @@ class OpBuilder {
       case OpKind::kReduce: return Reduce(op);
       case OpKind::kLayout: return Layout(op);
       case OpKind::kMatmul: return Matmul();
+      case OpKind::kGather: return Gather();
+      case OpKind::kWindow: return Window(op);
       case OpKind::kComposite: return op == Op::kGelu ? Unary(op) : Composite(op);
     }
     return absl::OkStatus();
@@ -337,6 +340,112 @@ class OpBuilder {
       RK_ASSIGN_OR_RETURN(b, ctx_.Produce(TensorType(ta.dtype, Shape(dims)), false));
     }
     return ctx_.EmitBounded(Op::kMatmul, {a, b}).status();
+  }
+
+  // Data of any dtype; indices i32 or i64 of rank 0 to 2, every value in
+  // [-size, size) of the gathered axis (value_range.cc widens the result's
+  // range by the 0 an out-of-range index would give, so in-range indices
+  // keep it exact).
+  absl::Status Gather() {
+    constexpr int64_t kSizes[] = {1, 2, 3, 4, 5, 8};
+    int data;
+    RK_ASSIGN_OR_RETURN(data, Operand([](const ValueFacts&) { return true; }, ctx_.RandomDType(),
+                                      1, false));
+    const TensorType td = ctx_.type(data);
+    const int rank = td.shape.rank();
+    const int axis = static_cast<int>(rng_.Below(rank));
+    const int64_t size = td.shape.dim(axis);
+    if (size == 0) return Skip("gather from an empty axis");
+    int64_t budget = max() / std::max<int64_t>(1, td.num_elements() / size);
+    std::vector<int64_t> dims;
+    const int index_rank = static_cast<int>(rng_.Range(0, 2));
+    for (int i = 0; i < index_rank; ++i) {
+      int64_t d = rng_.Pick(kSizes);
+      if (d > budget) d = 1;
+      budget /= d;
+      dims.push_back(d);
+    }
+    if (budget < 1) return Skip("gather result too large");
+    const DType index_dtype = rng_.Chance(0.5) ? DType::kI32 : DType::kI64;
+    int indices;
+    RK_ASSIGN_OR_RETURN(indices, ctx_.ProduceIndices(TensorType(index_dtype, Shape(dims)), size));
+    const int64_t axis_attr = rng_.Chance(0.2) ? axis - rank : axis;
+    return ctx_.Emit(Op::kGather, {data, indices}, {{"axis", axis_attr}}).status();
+  }
+
+  // conv2d and the pools on a float [N,C,H,W] value of small dims: kernels
+  // up to 3, strides and dilations up to 2 (avg_pool2d has no dilation),
+  // pads below the kernel. A pool whose windows could hold padding only
+  // drops its dilation (value_range.cc has no finite range for such a
+  // window);
+  // conv2d's groups divide C, with 1 to 3 outputs per group.
+  absl::Status Window(Op op) {
+    constexpr int64_t kSpatial[] = {1, 2, 3, 4, 5, 6, 8};
+    constexpr int64_t kChannels[] = {1, 2, 3, 4};
+    const bool conv = op == Op::kConv2d;
+    int x = ctx_.Pick([](const ValueFacts& f) {
+      const Shape& s = f.type.shape;
+      return IsFloat(f.type.dtype) && s.rank() == 4 && s.dim(1) <= 8 && s.dim(2) <= 16 &&
+             s.dim(3) <= 16 && s.num_elements() > 0;
+    });
+    if (x < 0) {
+      const Shape shape{rng_.Range(1, 2), rng_.Pick(kChannels), rng_.Pick(kSpatial),
+                        rng_.Pick(kSpatial)};
+      if (shape.num_elements() > max()) return Skip("window input too large");
+      RK_ASSIGN_OR_RETURN(x, ctx_.Produce(TensorType(ctx_.RandomFloatDType(), shape), false));
+    }
+    RK_ASSIGN_OR_RETURN(x, ctx_.Fit(op, 0, x, ctx_.type(x)));
+    const Shape in = ctx_.type(x).shape;
+    std::vector<int64_t> kernel(2), strides(2), dilations(2, 1), pads(4, 0);
+    for (int axis = 0; axis < 2; ++axis) {
+      const int64_t size = in.dim(2 + axis);
+      kernel[axis] = rng_.Range(1, 3);
+      strides[axis] = rng_.Range(1, 2);
+      if (op != Op::kAvgPool2d && rng_.Chance(0.3)) dilations[axis] = 2;
+      pads[axis] = rng_.Range(0, kernel[axis] - 1);
+      pads[axis + 2] = rng_.Range(0, kernel[axis] - 1);
+      // Shrink the window until it fits the padded input.
+      while (dilations[axis] * (kernel[axis] - 1) + 1 > size + pads[axis] + pads[axis + 2]) {
+        if (dilations[axis] > 1) {
+          dilations[axis] = 1;
+        } else {
+          --kernel[axis];
+          pads[axis] = std::min(pads[axis], kernel[axis] - 1);
+          pads[axis + 2] = std::min(pads[axis + 2], kernel[axis] - 1);
+        }
+      }
+    }
+    compiler::Attributes attrs = {{"strides", strides}, {"pads", pads}};
+    if (op != Op::kAvgPool2d) attrs.Set("dilations", dilations);
+    if (op == Op::kAvgPool2d) attrs.Set("count_include_pad", rng_.Chance(0.5));
+    if (!conv) {
+      attrs.Set("kernel", kernel);
+      const compiler::Window2d window = compiler::ReadWindow(op, attrs);
+      // Undilated, with pads below the kernel, every window reaches the
+      // input.
+      if (!window.EveryWindowReal(0, in.dim(2)) || !window.EveryWindowReal(1, in.dim(3))) {
+        attrs.Set("dilations", std::vector<int64_t>{1, 1});
+      }
+      return ctx_.EmitBounded(op, {x}, std::move(attrs)).status();
+    }
+    const int64_t channels = in.dim(1);
+    std::vector<int64_t> divisors;
+    for (int64_t g = 1; g <= channels; ++g) {
+      if (channels % g == 0) divisors.push_back(g);
+    }
+    const int64_t groups = rng_.Pick(divisors);
+    attrs.Set("groups", groups);
+    const Shape weights{groups * rng_.Range(1, 3), channels / groups, kernel[0], kernel[1]};
+    int w = -1;
+    if (rng_.Chance(0.3)) {
+      w = ctx_.Pick([&](const ValueFacts& f) {
+        return f.type.dtype == ctx_.type(x).dtype && f.type.shape == weights;
+      });
+    }
+    if (w < 0) {
+      RK_ASSIGN_OR_RETURN(w, ctx_.Produce(TensorType(ctx_.type(x).dtype, weights), false));
+    }
+    return ctx_.EmitBounded(op, {x, w}, std::move(attrs)).status();
   }
 
   absl::Status Composite(Op op) {

@@ -115,7 +115,7 @@ absl::StatusOr<int> GenContext::EmitBounded(Op op, std::vector<int> operands, At
     const double bound = InferRange(op, in, attrs, *inferred).MaxAbs();
     if (bound <= kMaxMagnitude) break;
     const double factor = 0.8 * kMaxMagnitude / bound;
-    const bool bilinear = op == Op::kMul || op == Op::kMatmul;
+    const bool bilinear = op == Op::kMul || op == Op::kMatmul || op == Op::kConv2d;
     const bool norm = op == Op::kLayerNorm || op == Op::kRmsNorm;
     for (size_t i = 0; i < operands.size(); ++i) {
       if (!IsFloat(type(operands[i]).dtype) || op == Op::kPow) continue;
@@ -274,6 +274,32 @@ absl::StatusOr<int> GenContext::Produce(const TensorType& type, bool need_exact)
     }
   }
   return ProduceSource(type);
+}
+
+absl::StatusOr<int> GenContext::ProduceIndices(const TensorType& type, int64_t size) {
+  const int existing = Pick([&](const ValueFacts& f) {
+    return f.type == type && f.range.lo >= -size && f.range.hi <= size - 1;
+  });
+  if (existing >= 0 && rng_.Chance(0.5)) return existing;
+  const uint64_t r = rng_.Below(10);
+  if (r < 5 && num_inputs_ < options_.max_inputs) {
+    Value value;
+    value.is_input = true;
+    value.facts.type = type;
+    value.spec.low = static_cast<double>(-size);
+    value.spec.high = static_cast<double>(size - 1);
+    value.facts.range = {value.spec.low, value.spec.high};
+    values_.push_back(std::move(value));
+    ++num_inputs_;
+    return num_values() - 1;
+  }
+  if (r < 8 && type.num_elements() <= 16) {
+    HostTensor value(type);
+    for (int64_t i = 0; i < value.num_elements(); ++i) value.SetInt(i, rng_.Range(-size, size - 1));
+    return Emit(Op::kConstant, {}, {{"value", value}});
+  }
+  const double splat = static_cast<double>(rng_.Range(-size, size - 1));
+  return Emit(Op::kFull, {}, {{"value", splat}, {"dtype", type.dtype}, {"shape", type.shape.dims()}});
 }
 
 absl::StatusOr<int> GenContext::ProduceSource(const TensorType& type) {

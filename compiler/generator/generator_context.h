@@ -67,6 +67,10 @@ class GenContext {
   int Pick(const std::function<bool(const ValueFacts&)>& pred);
   // Backward insertion: a value of exactly `type` (exact when asked).
   absl::StatusOr<int> Produce(const compiler::TensorType& type, bool need_exact);
+  // Gather indices of `type` (i32 or i64), every value in [-size, size): an
+  // existing value of that type and range, a new input drawn from that
+  // range, a literal or a splat.
+  absl::StatusOr<int> ProduceIndices(const compiler::TensorType& type, int64_t size);
   // A layout chain from `v` to `shape` (same dtype).
   absl::StatusOr<int> Derive(int v, const compiler::Shape& shape);
   // `v` as `dtype`: itself, a cast, or (when a cast would need an exact

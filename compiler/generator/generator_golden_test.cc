@@ -43,7 +43,7 @@ TEST(GeneratorGoldenTest, DefaultGraphsOfSeedsOneToTwoHundredAreUnchanged) {
       }
     }
   }
-  EXPECT_EQ(Sha256Hex(text), "6e708f65b5d9d0854c8ab4f474e9169010f703d8e9f8e13a08e687540562d2bb");
+  EXPECT_EQ(Sha256Hex(text), "803d2153e954c13cc4f3e69301db9256f86e1364b8c35e42f3ca520f572c6c09");
 }
 
 }  // namespace

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "compiler/ir/window.h"
+
 namespace rk::compiler::generator {
 
 using compiler::Attributes;
@@ -115,6 +117,42 @@ ValueRange CompositeRange(Op op, absl::Span<const ValueFacts> in, const Attribut
   return {-bound, bound};
 }
 
+// gather: the data's values, and 0 where an index may be out of range.
+ValueRange GatherRange(absl::Span<const ValueFacts> in, const Attributes& attrs) {
+  const ValueFacts& data = in[0];
+  const int rank = data.type.shape.rank();
+  int axis = static_cast<int>(attrs.GetInt("axis").value_or(0));
+  if (axis < 0) axis += rank;
+  const double size = axis >= 0 && axis < rank ? static_cast<double>(data.type.shape.dim(axis)) : 0;
+  const bool in_range = in[1].type.num_elements() == 0 ||
+                        (in[1].range.lo >= -size && in[1].range.hi <= size - 1);
+  if (in_range && size > 0) return data.range;
+  return {std::min(0.0, data.range.lo), std::max(0.0, data.range.hi)};
+}
+
+// conv2d as matmul over its taps; max_pool2d keeps the input's range and
+// avg_pool2d averages within it (with zeros when padding counts). A window
+// of padding only has no finite value (-inf, or 0 / 0): unbounded.
+ValueRange WindowRange(Op op, absl::Span<const ValueFacts> in, const Attributes& attrs) {
+  const ValueFacts& x = in[0];
+  const compiler::Shape weights = op == Op::kConv2d ? in[1].type.shape : compiler::Shape();
+  if (x.type.shape.rank() != 4) return {-kInf, kInf};
+  if (op == Op::kConv2d) {
+    double taps = 1;
+    for (int d = 1; d < weights.rank(); ++d) taps *= static_cast<double>(weights.dim(d));
+    const ValueRange p = Corners(x.range.lo, x.range.hi, in[1].range.lo, in[1].range.hi, Mul);
+    return {std::min(0.0, taps * p.lo), std::max(0.0, taps * p.hi)};
+  }
+  const compiler::Window2d window = compiler::ReadWindow(op, attrs, weights);
+  const bool real = window.EveryWindowReal(0, x.type.shape.dim(2)) &&
+                    window.EveryWindowReal(1, x.type.shape.dim(3));
+  if (!real && !(op == Op::kAvgPool2d && window.count_include_pad)) return {-kInf, kInf};
+  if (op == Op::kAvgPool2d && window.count_include_pad) {
+    return {std::min(0.0, x.range.lo), std::max(0.0, x.range.hi)};
+  }
+  return x.range;
+}
+
 ValueRange RawRange(Op op, absl::Span<const ValueFacts> in, const Attributes& attrs,
                     const TensorType& result) {
   switch (compiler::GetOpKind(op)) {
@@ -165,6 +203,8 @@ ValueRange RawRange(Op op, absl::Span<const ValueFacts> in, const Attributes& at
       const ValueRange p = Corners(x.lo, x.hi, y.lo, y.hi, Mul);
       return {std::min(0.0, k * p.lo), std::max(0.0, k * p.hi)};
     }
+    case OpKind::kGather: return GatherRange(in, attrs);
+    case OpKind::kWindow: return WindowRange(op, in, attrs);
     case OpKind::kComposite: return CompositeRange(op, in, attrs);
     default: return {0, 1};
   }
@@ -193,10 +233,12 @@ bool InferExact(Op op, absl::Span<const ValueFacts> operands, const TensorType& 
     case OpKind::kSource:
     case OpKind::kSelect:
     case OpKind::kCast:
-    case OpKind::kLayout: return true;
+    case OpKind::kLayout:
+    case OpKind::kGather: return true;
     case OpKind::kUnary: return op == Op::kNeg || op == Op::kAbs || op == Op::kRelu;
     case OpKind::kBinary: return op == Op::kMaximum || op == Op::kMinimum;
     case OpKind::kReduce: return op == Op::kReduceMax || op == Op::kReduceMin;
+    case OpKind::kWindow: return op == Op::kMaxPool2d;
     default: return false;
   }
 }

@@ -1,5 +1,8 @@
 #include "compiler/generator/value_range.h"
 
+#include <cmath>
+#include <vector>
+
 #include "gtest/gtest.h"
 
 namespace rk::compiler::generator {
@@ -30,6 +33,57 @@ TEST(ValueRangeTest, PropagatesThroughArithmetic) {
                  {}, TensorType(DType::kF32, Shape{2, 4}));
   EXPECT_LE(r.lo, -16);
   EXPECT_GE(r.hi, 16);
+}
+
+TEST(ValueRangeTest, GatherKeepsTheDataRangeForIndicesInRange) {
+  const TensorType out(DType::kF32, Shape{2, 3});
+  const ValueFacts data = Facts(0.5, 2, true, DType::kF32, Shape{5, 3});
+  const compiler::Attributes axis0 = {{"axis", int64_t{0}}};
+  ValueRange r = InferRange(Op::kGather, {data, Facts(-5, 4, true, DType::kI64, Shape{2})}, axis0, out);
+  EXPECT_GT(r.lo, 0.4);
+  EXPECT_LT(r.hi, 2.1);
+  // An index that may be out of range may select 0.
+  r = InferRange(Op::kGather, {data, Facts(0, 5, true, DType::kI64, Shape{2})}, axis0, out);
+  EXPECT_LE(r.lo, 0);
+  EXPECT_TRUE(InferExact(Op::kGather, {data, Facts(0, 4, true, DType::kI32, Shape{2})}, out));
+}
+
+TEST(ValueRangeTest, WindowOps) {
+  const TensorType out(DType::kF32, Shape{1, 2, 3, 3});
+  const ValueFacts x = Facts(-1, 2, true, DType::kF32, Shape{1, 2, 5, 5});
+  // conv2d: 2 channels x 3 x 3 taps of products in [-4, 8] (a padded tap adds 0).
+  const compiler::Attributes conv = {{"strides", std::vector<int64_t>{2, 2}},
+                                     {"pads", std::vector<int64_t>{1, 1, 1, 1}},
+                                     {"dilations", std::vector<int64_t>{1, 1}},
+                                     {"groups", int64_t{1}}};
+  ValueRange r = InferRange(Op::kConv2d, {x, Facts(-2, 4, true, DType::kF32, Shape{2, 2, 3, 3})},
+                            conv, out);
+  EXPECT_LE(r.lo, -72);
+  EXPECT_GE(r.hi, 144);
+  compiler::Attributes pool = {{"kernel", std::vector<int64_t>{3, 3}},
+                               {"strides", std::vector<int64_t>{2, 2}},
+                               {"pads", std::vector<int64_t>{1, 1, 1, 1}},
+                               {"dilations", std::vector<int64_t>{1, 1}}};
+  r = InferRange(Op::kMaxPool2d, {x}, pool, out);
+  EXPECT_LT(r.hi, 2.1);
+  EXPECT_GT(r.lo, -1.1);
+  EXPECT_TRUE(InferExact(Op::kMaxPool2d, {x}, out));
+  EXPECT_FALSE(InferExact(Op::kConv2d, {x, x}, out));
+  // A window of padding only (taps at -2 and 1 of a width-1 input): -inf.
+  pool.Set("kernel", std::vector<int64_t>{1, 2});
+  pool.Set("dilations", std::vector<int64_t>{1, 3});
+  pool.Set("pads", std::vector<int64_t>{0, 2, 0, 1});
+  pool.Set("strides", std::vector<int64_t>{1, 1});
+  r = InferRange(Op::kMaxPool2d, {Facts(0, 1, true, DType::kF32, Shape{1, 1, 1, 1})}, pool,
+                 TensorType(DType::kF32, Shape{1, 1, 1, 1}));
+  EXPECT_FALSE(std::isfinite(r.lo));
+  const compiler::Attributes avg = {{"kernel", std::vector<int64_t>{3, 3}},
+                                    {"strides", std::vector<int64_t>{2, 2}},
+                                    {"pads", std::vector<int64_t>{1, 1, 1, 1}},
+                                    {"count_include_pad", true}};
+  r = InferRange(Op::kAvgPool2d, {Facts(1, 2, true, DType::kF32, Shape{1, 2, 5, 5})}, avg, out);
+  EXPECT_LE(r.lo, 0);  // padded zeros count
+  EXPECT_GE(r.hi, 2);
 }
 
 TEST(ValueRangeTest, IntegersWrapToTheirRange) {

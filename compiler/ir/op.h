@@ -22,6 +22,8 @@ enum class OpKind {
   kReduce,
   kLayout,
   kMatmul,
+  kGather,
+  kWindow,
   kComposite,
 };
 

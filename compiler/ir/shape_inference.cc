@@ -14,6 +14,7 @@ namespace rk::compiler {
 
 using shape_inference_internal::CheckDims;
 using shape_inference_internal::InferLayout;
+using shape_inference_internal::InferWindow;
 using shape_inference_internal::NormalizeAxes;
 using shape_inference_internal::OpError;
 using shape_inference_internal::WithOp;
@@ -48,12 +49,22 @@ std::vector<AttrSpec> AttrSchema(Op op) {
     case Op::kTranspose: return {{"perm", K::kInts}};
     case Op::kSlice: return {{"start", K::kInts}, {"limit", K::kInts}, {"stride", K::kInts}};
     case Op::kConcat:
+    case Op::kGather:
     case Op::kSoftmax:
     case Op::kLogSoftmax: return {{"axis", K::kInt}};
     case Op::kSqueeze:
     case Op::kUnsqueeze: return {{"axes", K::kInts}};
     case Op::kLayerNorm:
     case Op::kRmsNorm: return {{"axis", K::kInt}, {"eps", K::kFloat}};
+    case Op::kConv2d:
+      return {{"strides", K::kInts}, {"pads", K::kInts}, {"dilations", K::kInts},
+              {"groups", K::kInt}};
+    case Op::kMaxPool2d:
+      return {{"kernel", K::kInts}, {"strides", K::kInts}, {"pads", K::kInts},
+              {"dilations", K::kInts}};
+    case Op::kAvgPool2d:
+      return {{"kernel", K::kInts}, {"strides", K::kInts}, {"pads", K::kInts},
+              {"count_include_pad", K::kBool}};
     default: return {};
   }
 }
@@ -272,6 +283,23 @@ absl::StatusOr<TensorType> InferMatmul(Op op, const TensorType& a, const TensorT
   return TensorType(a.dtype, Shape(std::move(dims)));
 }
 
+// gather: data of rank >= 1 and any dtype, indices i32 or i64 of any rank;
+// the indexed axis of data is replaced by the dims of indices.
+absl::StatusOr<TensorType> InferGather(Op op, const TensorType& data, const TensorType& indices,
+                                       const Attributes& attrs) {
+  if (indices.dtype != DType::kI32 && indices.dtype != DType::kI64) {
+    return OpError(op, "indices must be i32 or i64, got ", indices.ToString());
+  }
+  if (data.shape.rank() == 0) return OpError(op, "data must have rank >= 1, got ", data.ToString());
+  absl::StatusOr<int> axis = NormalizeAxis(attrs.GetInt("axis").value(), data.shape.rank());
+  if (!axis.ok()) return WithOp(op, axis.status());
+  std::vector<int64_t> dims(data.shape.dims().begin(), data.shape.dims().begin() + *axis);
+  dims.insert(dims.end(), indices.shape.dims().begin(), indices.shape.dims().end());
+  dims.insert(dims.end(), data.shape.dims().begin() + *axis + 1, data.shape.dims().end());
+  RK_RETURN_IF_ERROR(CheckDims(op, dims, "result"));
+  return TensorType(data.dtype, Shape(std::move(dims)));
+}
+
 // layer_norm and rms_norm: x float of rank >= 1, axis the last axis, every
 // parameter of shape [last dim] and x's dtype, eps finite and >= 0.
 absl::StatusOr<TensorType> InferNorm(Op op, absl::Span<const TensorType> operands,
@@ -322,6 +350,8 @@ absl::StatusOr<TensorType> InferChecked(Op op, absl::Span<const TensorType> oper
     case OpKind::kReduce: return InferReduce(op, operands[0], attrs);
     case OpKind::kLayout: return InferLayout(op, operands, attrs);
     case OpKind::kMatmul: return InferMatmul(op, operands[0], operands[1]);
+    case OpKind::kGather: return InferGather(op, operands[0], operands[1], attrs);
+    case OpKind::kWindow: return InferWindow(op, operands, attrs);
     case OpKind::kComposite: return InferComposite(op, operands, attrs);
   }
   return absl::InternalError(absl::StrCat(std::string(OpName(op)), ": no shape inference rule"));

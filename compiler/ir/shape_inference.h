@@ -20,6 +20,13 @@
 // - iota's dtype is float or integer, not bool; cast converts any to any.
 // - layer_norm/rms_norm: axis must be the last axis, gamma/beta have type
 //   x.dtype[last dim], eps is finite and >= 0.
+// - gather: data of rank >= 1 (any dtype), indices i32 or i64 of any rank
+//   (rank 0 included); axis in [-rank, rank) of data.
+// - conv2d, max_pool2d, avg_pool2d: x float [N,C,H,W]; strides and
+//   dilations two entries >= 1, pads four entries >= 0 (top, left, bottom,
+//   right), kernel two entries >= 1, all below 2^31; a window must fit in
+//   the padded input (output sizes: window.h). conv2d: w of x's dtype,
+//   [O, C/groups, kH, kW] with groups dividing C and O.
 // - Negative dims (in operands or attributes) are errors.
 //
 // Tested by compiler/ir/shape_inference_test.cc.

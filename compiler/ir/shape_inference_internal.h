@@ -40,6 +40,11 @@ absl::StatusOr<std::vector<int>> NormalizeAxes(Op op, absl::Span<const int64_t> 
 absl::StatusOr<TensorType> InferLayout(Op op, absl::Span<const TensorType> operands,
                                        const Attributes& attrs);
 
+// InferType for ops of kind kWindow (conv2d and the pools). Attributes are
+// already schema-checked.
+absl::StatusOr<TensorType> InferWindow(Op op, absl::Span<const TensorType> operands,
+                                       const Attributes& attrs);
+
 }  // namespace rk::compiler::shape_inference_internal
 
 #endif  // REPROKIT_COMPILER_IR_SHAPE_INFERENCE_INTERNAL_H_

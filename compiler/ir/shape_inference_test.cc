@@ -268,6 +268,113 @@ TEST(ShapeInferenceTest, Composites) {
   EXPECT_TRUE(Fails(Op::kRmsNorm, {F32({}), F32({})}, norm));
 }
 
+TEST(ShapeInferenceTest, Gather) {
+  const TensorType i64_bt(DType::kI64, {2, 5});
+  const Attributes axis0 = {{"axis", int64_t{0}}};
+  // Embedding lookup: f32[V,D] by i64[B,T] gives f32[B,T,D].
+  EXPECT_EQ(Infer(Op::kGather, {F32({50, 8}), i64_bt}, axis0), "f32[2,5,8]");
+  EXPECT_EQ(Infer(Op::kGather, {F32({3, 4, 6}), I32({2})}, {{"axis", int64_t{1}}}), "f32[3,2,6]");
+  EXPECT_EQ(Infer(Op::kGather, {F32({3, 4, 6}), I32({})}, {{"axis", int64_t{-1}}}), "f32[3,4]");
+  EXPECT_EQ(Infer(Op::kGather, {I32({7}), I32({3, 1})}, axis0), "i32[3,1]");
+  EXPECT_EQ(Infer(Op::kGather, {Bool({4, 2}), I32({0})}, axis0), "bool[0,2]");
+  EXPECT_EQ(Infer(Op::kGather, {F32({4}), F32({2})}, axis0),
+            "error: gather: indices must be i32 or i64, got f32[2]");
+  EXPECT_EQ(Infer(Op::kGather, {F32({}), I32({2})}, axis0),
+            "error: gather: data must have rank >= 1, got f32[]");
+  EXPECT_EQ(Infer(Op::kGather, {F32({4, 2}), I32({2})}, {{"axis", int64_t{2}}}),
+            "error: gather: axis 2 out of range for rank 2");
+  EXPECT_EQ(Infer(Op::kGather, {F32({4, 2}), I32({2})}), "error: gather: missing attribute 'axis'");
+  EXPECT_EQ(Infer(Op::kGather, {F32({4, 2}), I32({2})}, {{"axis", int64_t{0}}, {"axes", Ints{0}}}),
+            "error: gather: unknown attribute 'axes'");
+  EXPECT_TRUE(Fails(Op::kGather, {F32({4, 2})}, axis0));
+}
+
+Attributes ConvAttrs(Ints strides, Ints pads, Ints dilations, int64_t groups) {
+  return {{"strides", strides}, {"pads", pads}, {"dilations", dilations}, {"groups", groups}};
+}
+
+TEST(ShapeInferenceTest, Conv2d) {
+  const Attributes plain = ConvAttrs({1, 1}, {0, 0, 0, 0}, {1, 1}, 1);
+  EXPECT_EQ(Infer(Op::kConv2d, {F32({2, 3, 8, 8}), F32({4, 3, 3, 3})}, plain), "f32[2,4,6,6]");
+  // Ho = floor((H + top + bottom - dh*(kH-1) - 1) / sh) + 1.
+  EXPECT_EQ(Infer(Op::kConv2d, {F32({1, 3, 7, 9}), F32({6, 3, 3, 2})},
+                  ConvAttrs({2, 3}, {1, 0, 2, 1}, {2, 1}, 1)),
+            "f32[1,6,3,3]");
+  // Grouped and depthwise.
+  EXPECT_EQ(Infer(Op::kConv2d, {F32({1, 4, 5, 5}), F32({6, 2, 1, 1})},
+                  ConvAttrs({1, 1}, {0, 0, 0, 0}, {1, 1}, 2)),
+            "f32[1,6,5,5]");
+  const TensorType bf16_x(DType::kBF16, {1, 8, 4, 4});
+  const TensorType bf16_w(DType::kBF16, {8, 1, 3, 3});
+  EXPECT_EQ(Infer(Op::kConv2d, {bf16_x, bf16_w}, ConvAttrs({1, 1}, {1, 1, 1, 1}, {1, 1}, 8)),
+            "bf16[1,8,4,4]");
+  EXPECT_EQ(Infer(Op::kConv2d, {F32({1, 4, 5, 5}), F32({6, 4, 1, 1})},
+                  ConvAttrs({1, 1}, {0, 0, 0, 0}, {1, 1}, 2)),
+            "error: conv2d: weights f32[6,4,1,1] need 2 input channels per group (4 / 2)");
+  EXPECT_EQ(Infer(Op::kConv2d, {F32({1, 4, 5, 5}), F32({5, 1, 1, 1})},
+                  ConvAttrs({1, 1}, {0, 0, 0, 0}, {1, 1}, 4)),
+            "error: conv2d: groups 4 must divide the input channels (4) and the output channels (5)");
+  EXPECT_EQ(Infer(Op::kConv2d, {F32({1, 3, 2, 8}), F32({4, 3, 3, 3})}, plain),
+            "error: conv2d: a window spanning 3 does not fit in H = 2 padded by 0 and 0");
+  EXPECT_EQ(Infer(Op::kConv2d, {F32({1, 3, 2, 8}), F32({4, 3, 3, 3})},
+                  ConvAttrs({1, 1}, {1, 0, 0, 0}, {1, 1}, 1)),
+            "f32[1,4,1,6]");
+  EXPECT_EQ(Infer(Op::kConv2d, {F32({1, 3, 8, 8}), F32({4, 3, 3, 3})},
+                  ConvAttrs({0, 1}, {0, 0, 0, 0}, {1, 1}, 1)),
+            "error: conv2d: strides entries must be in [1, 2147483647], got [0,1]");
+  EXPECT_EQ(Infer(Op::kConv2d, {F32({1, 3, 8, 8}), F32({4, 3, 3, 3})},
+                  ConvAttrs({1, 1}, {0, 0, 0}, {1, 1}, 1)),
+            "error: conv2d: pads needs 4 entries, got [0,0,0]");
+  EXPECT_TRUE(Fails(Op::kConv2d, {F32({1, 3, 8, 8}), F32({4, 3, 3, 3})},
+                    ConvAttrs({1, 1}, {0, -1, 0, 0}, {1, 1}, 1)));
+  EXPECT_TRUE(Fails(Op::kConv2d, {F32({1, 3, 8, 8}), F32({4, 3, 3, 3})},
+                    ConvAttrs({1, 1}, {0, 0, 0, 0}, {1, 0}, 1)));
+  EXPECT_TRUE(Fails(Op::kConv2d, {F32({1, 3, 8, 8}), F32({4, 3, 3, 3})},
+                    ConvAttrs({1, 1}, {0, 0, 0, 0}, {1, 1}, 0)));
+  EXPECT_TRUE(Fails(Op::kConv2d, {F32({1, 3, 8, 8}), F32({4, 3, 0, 3})}, plain));
+  EXPECT_TRUE(Fails(Op::kConv2d, {F32({3, 8, 8}), F32({4, 3, 3, 3})}, plain));
+  EXPECT_TRUE(Fails(Op::kConv2d, {F32({1, 3, 8, 8}), TensorType(DType::kF16, {4, 3, 3, 3})}, plain));
+  EXPECT_TRUE(Fails(Op::kConv2d, {I32({1, 3, 8, 8}), I32({4, 3, 3, 3})}, plain));
+  Attributes extra = plain;
+  extra.Set("kernel", Ints{3, 3});
+  EXPECT_EQ(Infer(Op::kConv2d, {F32({1, 3, 8, 8}), F32({4, 3, 3, 3})}, extra),
+            "error: conv2d: unknown attribute 'kernel'");
+  Attributes missing = plain;
+  missing.Erase("dilations");
+  EXPECT_EQ(Infer(Op::kConv2d, {F32({1, 3, 8, 8}), F32({4, 3, 3, 3})}, missing),
+            "error: conv2d: missing attribute 'dilations'");
+}
+
+TEST(ShapeInferenceTest, Pools) {
+  const Attributes max = {{"kernel", Ints{3, 3}},
+                          {"strides", Ints{2, 2}},
+                          {"pads", Ints{1, 1, 1, 1}},
+                          {"dilations", Ints{1, 1}}};
+  EXPECT_EQ(Infer(Op::kMaxPool2d, {F32({2, 3, 7, 8})}, max), "f32[2,3,4,4]");
+  const Attributes avg = {{"kernel", Ints{2, 1}},
+                          {"strides", Ints{1, 1}},
+                          {"pads", Ints{0, 0, 1, 0}},
+                          {"count_include_pad", true}};
+  EXPECT_EQ(Infer(Op::kAvgPool2d, {TensorType(DType::kF16, {1, 2, 4, 4})}, avg), "f16[1,2,4,4]");
+  Attributes no_dilation = avg;
+  no_dilation.Set("dilations", Ints{1, 1});
+  EXPECT_EQ(Infer(Op::kAvgPool2d, {F32({1, 2, 4, 4})}, no_dilation),
+            "error: avg_pool2d: unknown attribute 'dilations'");
+  Attributes no_count = max;
+  no_count.Set("count_include_pad", false);
+  EXPECT_EQ(Infer(Op::kMaxPool2d, {F32({1, 2, 4, 4})}, no_count),
+            "error: max_pool2d: unknown attribute 'count_include_pad'");
+  Attributes zero_kernel = max;
+  zero_kernel.Set("kernel", Ints{0, 3});
+  EXPECT_TRUE(Fails(Op::kMaxPool2d, {F32({1, 2, 4, 4})}, zero_kernel));
+  Attributes too_big = max;
+  too_big.Set("dilations", Ints{4, 1});
+  EXPECT_EQ(Infer(Op::kMaxPool2d, {F32({1, 2, 4, 4})}, too_big),
+            "error: max_pool2d: a window spanning 9 does not fit in H = 4 padded by 1 and 1");
+  EXPECT_TRUE(Fails(Op::kMaxPool2d, {I32({1, 2, 4, 4})}, max));
+  EXPECT_TRUE(Fails(Op::kAvgPool2d, {F32({2, 4, 4})}, avg));
+}
+
 // Every op has a rule: given valid operands it either infers or rejects with
 // InvalidArgument, never Internal.
 TEST(ShapeInferenceTest, EveryOpHasARule) {

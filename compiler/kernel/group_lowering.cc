@@ -60,7 +60,8 @@ std::vector<Stmt> KernelLowering::LoopNest(
 DType KernelLowering::AccumulatorType(Op op, DType dtype) const {
   if (!IsFloat(dtype)) return dtype;
   if (dtype == DType::kF64) return DType::kF64;
-  const bool sum = op == Op::kReduceSum || op == Op::kReduceMean || op == Op::kMatmul;
+  const bool sum = op == Op::kReduceSum || op == Op::kReduceMean || op == Op::kMatmul ||
+                   op == Op::kConv2d || op == Op::kAvgPool2d;
   if (sum && !options_.fast_math && !options_.low_precision) return DType::kF64;
   return DType::kF32;
 }
@@ -195,6 +196,7 @@ absl::Status KernelLowering::LowerGroup(const fusion::FusionGroup& group) {
     case fusion::GroupKind::kReduction: return LowerReductionRoot(group);
     case fusion::GroupKind::kMatmul: return LowerMatmul(group);
     case fusion::GroupKind::kConcat: return LowerConcat(group);
+    case fusion::GroupKind::kWindow: return LowerWindow(group);
   }
   return absl::InternalError("unknown group kind");
 }

@@ -7,6 +7,9 @@
 // permutes; slice scales and offsets; squeeze/unsqueeze insert or drop zero
 // indices; reshape linearizes and delinearizes (or reads a buffer's flat offset
 // directly). Layout ops therefore never copy unless they are materialized.
+// gather is an index map whose gathered position is loaded: bounds-checked,
+// clamped before the read and selected to 0 when out of range
+// (gather_lowering.cc).
 //
 // Numerics: reductions of float dtypes accumulate in f64 (sequential order,
 // or pairwise with reduce_order=tree), or in f32 under low_precision (same
@@ -14,6 +17,10 @@
 // Matmul (matmul_lowering.cc) is blocked for the CPU into 4x8 register tiles
 // over packed panels of the right operand, or i-k-j with a row of
 // accumulators (for NVPTX); either way each output sums over k in order.
+// conv2d and the pools (window_lowering.cc) are a reduction per output
+// element over the window's taps, padded taps clamped before the load and
+// selected to the padding value; they accumulate as matmul (conv2d,
+// avg_pool2d) or reduce_max (max_pool2d) do.
 //
 // Faults (testing only, faults.h): <op>:accuracy and <op>:nondeterministic
 // rewrite the op's value, <op>:runtime_crash adds a null load to the op's

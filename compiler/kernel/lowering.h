@@ -12,6 +12,7 @@
 #include "absl/status/status.h"
 #include "compiler/fusion/fusion.h"
 #include "compiler/ir/graph.h"
+#include "compiler/ir/window.h"
 #include "compiler/kernel/kernel_builder.h"
 #include "compiler/kernel/kernel_ir.h"
 
@@ -54,6 +55,7 @@ class KernelLowering {
   int32_t Eval(NodeId id, const Index& index);
   int32_t EvalUncached(NodeId id, const Index& index);
   int32_t EvalLayout(NodeId id, const Index& index);
+  int32_t EvalGather(NodeId id, const Index& index);
   Index BroadcastIndex(const Shape& from, const Shape& to, const Index& index);
   int32_t ApplyValueFaults(Op op, DType dtype, int32_t value);
 
@@ -77,6 +79,17 @@ class KernelLowering {
   absl::Status LowerMatmul(const fusion::FusionGroup& group);
   absl::Status LowerMatmulTiled(const fusion::FusionGroup& group);
   absl::Status LowerConcat(const fusion::FusionGroup& group);
+  // conv2d and the pools (window_lowering.cc).
+  absl::Status LowerWindow(const fusion::FusionGroup& group);
+  // A window tap along one axis: the input index to read (clamped to 0 when
+  // the tap is padding) and whether it is real (-1: always).
+  struct Tap {
+    int32_t index;
+    int32_t valid;
+  };
+  Tap WindowTap(const Window2d& window, int axis, int64_t size, int32_t out, int32_t tap);
+  // avg_pool2d: the real taps of output position `out` along `axis` (i64).
+  int32_t RealTaps(const Window2d& window, int axis, int64_t size, int32_t out);
   void MarkParallel(int64_t work);
 
   const Graph& graph_;

@@ -212,6 +212,7 @@ int32_t KernelLowering::EvalUncached(NodeId id, const Index& index) {
     case OpKind::kLayout:
       if (node.op != Op::kConcat) return EvalLayout(id, index);
       break;
+    case OpKind::kGather: return EvalGather(id, index);
     default:
       break;
   }

@@ -52,6 +52,8 @@ absl::StatusOr<HostTensor> EvalNode(const Node& node, absl::Span<const HostTenso
     case OpKind::kReduce: return EvalReduce(node, operands);
     case OpKind::kLayout: return EvalLayout(node, operands);
     case OpKind::kMatmul: return EvalMatmul(node, operands);
+    case OpKind::kGather: return EvalGather(node, operands);
+    case OpKind::kWindow: return EvalWindow(node, operands);
     case OpKind::kComposite: return EvalComposite(node, operands);
   }
   return absl::InternalError("unknown op kind");

@@ -12,7 +12,7 @@
 //   right away (f16/bf16 round to nearest even, f32 through a float cast), as
 //   hardware that stores every intermediate would. Reductions, matmul and
 //   composites (gelu, softmax, log_softmax, layer_norm, rms_norm) accumulate in
-//   double and round once, at the end of the op.
+//   double and round once, at the end of the op; so do conv2d and avg_pool2d.
 // - fp64 (EvalOptions::fp64): the graph is first promoted with PromoteToF64
 //   (promote.h): every float input, node, constant and cast target becomes
 //   f64; integers and bool stay as they are. Float inputs are converted to f64
@@ -29,6 +29,13 @@
 //   +-Inf become 0. float -> bool is x != 0 (NaN -> true). Integer -> float
 //   rounds to nearest even (once, except i64 beyond 2^53 to f16/bf16, which
 //   goes through double).
+// - gather: a negative index counts from the end of the axis (adds its
+//   size); an index still outside [0, size) gives zero elements (0, +0.0,
+//   false) instead of reading anything.
+// - conv2d, max_pool2d, avg_pool2d: padded taps are skipped; max_pool2d
+//   propagates NaN and gives -inf for a window of padding only; avg_pool2d
+//   without count_include_pad divides by the real taps (0 / 0 = NaN for
+//   none).
 // - Reducing an axis of size 0: sum 0, mean NaN (InferType rejects max, min
 //   and argmax there).
 // - relu(-0) = +0 and relu(NaN) = NaN; maximum(-0, +0) = +0, minimum = -0.

@@ -69,6 +69,8 @@ absl::StatusOr<HostTensor> EvalCast(const Node& node, absl::Span<const HostTenso
 absl::StatusOr<HostTensor> EvalReduce(const Node& node, absl::Span<const HostTensor> operands);
 absl::StatusOr<HostTensor> EvalLayout(const Node& node, absl::Span<const HostTensor> operands);
 absl::StatusOr<HostTensor> EvalMatmul(const Node& node, absl::Span<const HostTensor> operands);
+absl::StatusOr<HostTensor> EvalGather(const Node& node, absl::Span<const HostTensor> operands);
+absl::StatusOr<HostTensor> EvalWindow(const Node& node, absl::Span<const HostTensor> operands);
 absl::StatusOr<HostTensor> EvalComposite(const Node& node,
                                          absl::Span<const HostTensor> operands);
 

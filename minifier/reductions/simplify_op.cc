@@ -1,7 +1,10 @@
 #include "minifier/reductions/simplify_op.h"
 
 #include <algorithm>
+#include <limits>
+#include <utility>
 
+#include "compiler/ir/window.h"
 #include "compiler/options/compile_options.h"
 #include "compiler/passes/decompose.h"
 #include "compiler/passes/pass_manager.h"
@@ -30,46 +33,88 @@ absl::StatusOr<Candidate> LowerComposites(Candidate candidate) {
   return candidate;
 }
 
-// A smaller matmul: its contracted dim, or its batch dims, set to 1 on both
-// operands, which must be graph inputs (their values: the leading block).
-struct MatmulShrink {
-  NodeId a, b;
-  bool contracted;  // else batch
+// A target that shrinks graph inputs: per input, the largest each dim may
+// keep (kKeep: unchanged). Inputs keep their leading blocks.
+constexpr int64_t kKeep = std::numeric_limits<int64_t>::max();
+struct InputShrink {
+  std::vector<std::pair<NodeId, std::vector<int64_t>>> caps;
 };
 
 // Per input position, the dims after applying `shrinks` (smallest request
-// wins when an input feeds several matmuls).
+// wins when an input is shrunk by several targets).
 std::vector<std::vector<int64_t>> ShrunkDims(const Candidate& base,
-                                             const std::vector<MatmulShrink>& shrinks) {
+                                             const std::vector<InputShrink>& shrinks) {
   std::vector<std::vector<int64_t>> dims;
   for (const HostTensor& t : base.inputs) dims.push_back(t.shape().dims());
-  for (const MatmulShrink& s : shrinks) {
-    std::vector<int64_t>& a = dims[s.a.value];
-    std::vector<int64_t>& b = dims[s.b.value];
-    if (s.contracted) {
-      a[a.size() - 1] = std::min<int64_t>(a[a.size() - 1], 1);
-      b[b.size() - 2] = std::min<int64_t>(b[b.size() - 2], 1);
-    } else {
-      for (size_t d = 0; d + 2 < a.size(); ++d) a[d] = std::min<int64_t>(a[d], 1);
-      for (size_t d = 0; d + 2 < b.size(); ++d) b[d] = std::min<int64_t>(b[d], 1);
+  for (const InputShrink& s : shrinks) {
+    for (const auto& [input, caps] : s.caps) {
+      std::vector<int64_t>& d = dims[input.value];
+      for (size_t i = 0; i < d.size() && i < caps.size(); ++i) d[i] = std::min(d[i], caps[i]);
     }
   }
   return dims;
 }
 
-std::vector<MatmulShrink> MatmulTargets(const Graph& g) {
-  std::vector<MatmulShrink> targets;
+// A matmul of two distinct inputs: its contracted dim set to 1 on both, or
+// its batch dims.
+void MatmulTargets(const Graph& g, NodeId id, std::vector<InputShrink>& targets) {
+  const compiler::Node& node = g.node(id);
+  NodeId a = node.operands[0], b = node.operands[1];
+  if (g.node(a).op != Op::kInput || g.node(b).op != Op::kInput || a == b) return;
+  const std::vector<int64_t>& da = g.type(a).shape.dims();
+  const std::vector<int64_t>& db = g.type(b).shape.dims();
+  if (da.back() > 1) {
+    std::vector<int64_t> ca(da.size(), kKeep), cb(db.size(), kKeep);
+    ca[ca.size() - 1] = 1;
+    cb[cb.size() - 2] = 1;
+    targets.push_back({{{a, ca}, {b, cb}}});
+  }
+  bool batched = std::any_of(da.begin(), da.end() - 2, [](int64_t d) { return d > 1; }) ||
+                 std::any_of(db.begin(), db.end() - 2, [](int64_t d) { return d > 1; });
+  if (batched) {
+    std::vector<int64_t> ca(da.size(), 1), cb(db.size(), 1);
+    ca[ca.size() - 1] = ca[ca.size() - 2] = kKeep;
+    cb[cb.size() - 1] = cb[cb.size() - 2] = kKeep;
+    targets.push_back({{{a, ca}, {b, cb}}});
+  }
+}
+
+// conv2d and the pools with an input x: H and W cut to what one window
+// needs (span minus padding, at least 1). conv2d with input weights: the
+// kernel cut to 1x1; with both inputs: one input channel per group.
+void WindowTargets(const Graph& g, NodeId id, std::vector<InputShrink>& targets) {
+  const compiler::Node& node = g.node(id);
+  const NodeId x = node.operands[0];
+  const bool conv = node.op == Op::kConv2d;
+  const compiler::Shape weights = conv ? g.type(node.operands[1]).shape : compiler::Shape();
+  const compiler::Window2d window = compiler::ReadWindow(node.op, node.attrs, weights);
+  const bool x_input = g.node(x).op == Op::kInput;
+  const compiler::Shape& xs = g.type(x).shape;
+  if (x_input && xs.rank() == 4) {
+    std::vector<int64_t> caps = {kKeep, kKeep, 0, 0};
+    bool smaller = false;
+    for (int axis = 0; axis < 2; ++axis) {
+      const int64_t pads = window.pad_before[axis] + window.pad_after[axis];
+      caps[2 + axis] = std::max<int64_t>(1, window.Span(axis) - pads);
+      smaller |= caps[2 + axis] < xs.dim(2 + axis);
+    }
+    if (smaller) targets.push_back({{{x, caps}}});
+  }
+  if (!conv || weights.rank() != 4) return;
+  const NodeId w = node.operands[1];
+  if (g.node(w).op != Op::kInput || w == x) return;
+  if (weights.dim(2) > 1 || weights.dim(3) > 1) targets.push_back({{{w, {kKeep, kKeep, 1, 1}}}});
+  if (x_input && weights.dim(1) > 1) {
+    targets.push_back({{{x, {kKeep, window.groups, kKeep, kKeep}}, {w, {kKeep, 1, kKeep, kKeep}}}});
+  }
+}
+
+std::vector<InputShrink> ShrinkTargets(const Graph& g) {
+  std::vector<InputShrink> targets;
   for (NodeId id : ComputeNodeIds(g)) {
-    const compiler::Node& node = g.node(id);
-    if (!Offers(node.op, OpSimplification::kShrinkMatmul)) continue;
-    NodeId a = node.operands[0], b = node.operands[1];
-    if (g.node(a).op != Op::kInput || g.node(b).op != Op::kInput || a == b) continue;
-    const std::vector<int64_t>& da = g.type(a).shape.dims();
-    const std::vector<int64_t>& db = g.type(b).shape.dims();
-    if (da.back() > 1) targets.push_back({a, b, true});
-    bool batched = std::any_of(da.begin(), da.end() - 2, [](int64_t d) { return d > 1; }) ||
-                   std::any_of(db.begin(), db.end() - 2, [](int64_t d) { return d > 1; });
-    if (batched) targets.push_back({a, b, false});
+    const Op op = g.node(id).op;
+    if (Offers(op, OpSimplification::kShrinkMatmul)) MatmulTargets(g, id, targets);
+    if (Offers(op, OpSimplification::kShrinkWindowInput)) WindowTargets(g, id, targets);
   }
   return targets;
 }
@@ -81,6 +126,11 @@ std::vector<OpSimplification> SimplificationsOf(Op op) {
     case OpKind::kUnary: return {OpSimplification::kForwardOperand};
     case OpKind::kComposite: return {OpSimplification::kLowerComposite};
     case OpKind::kMatmul: return {OpSimplification::kShrinkMatmul};
+    case OpKind::kWindow:
+      if (op == Op::kConv2d) {
+        return {OpSimplification::kShrinkWindowInput, OpSimplification::kShrinkConvWeights};
+      }
+      return {OpSimplification::kShrinkWindowInput};
     default: return {};
   }
 }
@@ -98,17 +148,17 @@ ReductionPlan SimplifyOp(const ReductionInput& input) {
     }
     has_composite |= Offers(op, OpSimplification::kLowerComposite);
   }
-  std::vector<MatmulShrink> matmuls = MatmulTargets(g);
+  std::vector<InputShrink> shrinks_offered = ShrinkTargets(g);
   const int num_unary = static_cast<int>(unary.size());
   const int lower_target = has_composite ? num_unary : -1;
-  const int first_matmul = num_unary + (has_composite ? 1 : 0);
+  const int first_shrink = num_unary + (has_composite ? 1 : 0);
   ReductionPlan plan;
-  plan.num_targets = first_matmul + static_cast<int>(matmuls.size());
-  plan.build = [&base, unary, matmuls, num_unary, lower_target,
-                first_matmul](absl::Span<const int> chosen) -> absl::StatusOr<Candidate> {
-    std::vector<MatmulShrink> shrinks;
+  plan.num_targets = first_shrink + static_cast<int>(shrinks_offered.size());
+  plan.build = [&base, unary, shrinks_offered, num_unary, lower_target,
+                first_shrink](absl::Span<const int> chosen) -> absl::StatusOr<Candidate> {
+    std::vector<InputShrink> shrinks;
     for (int t : chosen) {
-      if (t >= first_matmul) shrinks.push_back(matmuls[t - first_matmul]);
+      if (t >= first_shrink) shrinks.push_back(shrinks_offered[t - first_shrink]);
     }
     // Shrinking inputs keeps every node id, so the edit below applies as is.
     Candidate shrunk = base;

@@ -7,9 +7,15 @@
 // contracted dim to 1 and, when batched, one setting its batch dims to 1 (on
 // both operands; values are the leading blocks). These shrink a matmul where
 // shrink_shapes, which shrinks every dim of every input at once, cannot:
-// when the failure needs M or N but not K. Anything inference then rejects
-// (the input also feeds an op that needs the old shape) is invalid, never
-// tested.
+// when the failure needs M or N but not K. Likewise per conv2d, max_pool2d
+// and avg_pool2d whose input operand is a graph input, one target cutting
+// its H and W to what one window needs (the window's span minus its
+// padding, at least 1), and per conv2d whose weights are a graph input,
+// one target cutting the kernel to 1x1 and, when x is an input too, one
+// cutting the input channels per group to 1 (x keeps `groups` channels);
+// targets are in node order, several shrinking one input keep the smallest
+// dims. Anything inference then rejects (the input also feeds an op that
+// needs the old shape) is invalid, never tested.
 //
 // SimplificationsOf(op) says which of these rewrites SimplifyOp offers for a
 // node of `op` (read from the same rule SimplifyOp selects targets by), so
@@ -33,6 +39,9 @@ enum class OpSimplification {
   kForwardOperand,  // the node becomes its operand (identity), when the types match
   kLowerComposite,  // the compiler's decompose pass rewrites it into primitives
   kShrinkMatmul,    // contracted / batch dims of input operands set to 1
+  // conv2d and the pools: an input operand's H and W cut to one window
+  kShrinkWindowInput,
+  kShrinkConvWeights,  // conv2d: input weights' kernel to 1x1, one channel per group
 };
 
 // The rewrites SimplifyOp offers for nodes of `op`; empty when it has none.

@@ -88,12 +88,56 @@ TEST(SimplifyOp, MatmulInputSharedWithAnotherShapeIsInvalid) {
   EXPECT_EQ(ApplyReduction("simplify_op", c, {0}).substr(0, 6), "error:");
 }
 
+TEST(SimplifyOp, ConvShrinksItsInputToOneWindowItsKernelAndItsChannels) {
+  Candidate c = ParseCandidate(R"(graph @g(%x: f32[1,4,6,7], %w: f32[6,2,3,3]) {
+  %y = conv2d(%x, %w) {dilations=[1,2], groups=2, pads=[1,0,0,0], strides=[1,1]} : f32[1,6,5,3]
+  return %y
+})");
+  ASSERT_EQ(NumTargets("simplify_op", c), 3);
+  // One window: 3 rows less the top padding, 5 columns (dilated span).
+  EXPECT_EQ(ApplyReduction("simplify_op", c, {0}), R"(graph @g(%x: f32[1,4,2,5], %w: f32[6,2,3,3]) {
+  %y = conv2d(%x, %w) {dilations=[1,2], groups=2, pads=[1,0,0,0], strides=[1,1]} : f32[1,6,1,1]
+  return %y
+}
+)");
+  EXPECT_EQ(ApplyReduction("simplify_op", c, {1}), R"(graph @g(%x: f32[1,4,6,7], %w: f32[6,2,1,1]) {
+  %y = conv2d(%x, %w) {dilations=[1,2], groups=2, pads=[1,0,0,0], strides=[1,1]} : f32[1,6,7,7]
+  return %y
+}
+)");
+  EXPECT_EQ(ApplyReduction("simplify_op", c, {0, 1, 2}), R"(graph @g(%x: f32[1,2,2,5], %w: f32[6,1,1,1]) {
+  %y = conv2d(%x, %w) {dilations=[1,2], groups=2, pads=[1,0,0,0], strides=[1,1]} : f32[1,6,3,5]
+  return %y
+}
+)");
+  absl::StatusOr<Candidate> all = SimplifyOp(ReductionInput{c}).build(std::vector<int>{0, 1, 2});
+  ASSERT_TRUE(all.ok()) << all.status();
+  EXPECT_LT(ComputeScore(*all), ComputeScore(c));
+}
+
+TEST(SimplifyOp, PoolShrinksItsInputToOneWindow) {
+  Candidate c = ParseCandidate(R"(graph @g(%x: f32[2,3,8,8]) {
+  %y = max_pool2d(%x) {dilations=[1,1], kernel=[3,2], pads=[1,1,1,1], strides=[2,2]} : f32[2,3,4,5]
+  return %y
+})");
+  ASSERT_EQ(NumTargets("simplify_op", c), 1);
+  EXPECT_EQ(ApplyReduction("simplify_op", c, {0}), R"(graph @g(%x: f32[2,3,1,1]) {
+  %y = max_pool2d(%x) {dilations=[1,1], kernel=[3,2], pads=[1,1,1,1], strides=[2,2]} : f32[2,3,1,1]
+  return %y
+}
+)");
+}
+
 TEST(SimplifyOp, SimplificationsOfNameTheTargetsItOffers) {
   using compiler::Op;
   using V = std::vector<OpSimplification>;
   EXPECT_EQ(SimplificationsOf(Op::kExp), V{OpSimplification::kForwardOperand});
   EXPECT_EQ(SimplificationsOf(Op::kLayerNorm), V{OpSimplification::kLowerComposite});
   EXPECT_EQ(SimplificationsOf(Op::kMatmul), V{OpSimplification::kShrinkMatmul});
+  EXPECT_EQ(SimplificationsOf(Op::kConv2d),
+            (V{OpSimplification::kShrinkWindowInput, OpSimplification::kShrinkConvWeights}));
+  EXPECT_EQ(SimplificationsOf(Op::kAvgPool2d), V{OpSimplification::kShrinkWindowInput});
+  EXPECT_TRUE(SimplificationsOf(Op::kGather).empty());
   EXPECT_TRUE(SimplificationsOf(Op::kAdd).empty());
   // An op it offers nothing for is never a target.
   Candidate c = ParseCandidate(R"(graph @g(%x: f32[4]) {
