@@ -90,10 +90,15 @@ std::vector<OpSample> OpSamples() {
       // Unary.
       Unary("neg"), Unary("abs"), Unary("exp"), Unary("log", true), Unary("sqrt", true),
       Unary("rsqrt", true), Unary("reciprocal", true), Unary("tanh"), Unary("sigmoid"),
-      Unary("relu"), Unary("erf"), Unary("sin"), Unary("cos"),
+      Unary("relu"), Unary("erf"), Unary("sin"), Unary("cos"), Unary("floor"), Unary("ceil"),
+      Unary("round"),
+      {"clip",
+       "graph @g(%x: f32[2,3]) {\n  %y = clip(%x) {max=1.0, min=-0.5} : f32[2,3]\n"
+       "  return %y\n}"},
       // Binary.
       Binary("add"), Binary("sub"), Binary("mul"), Binary("div", "f32", true),
-      Binary("pow", "f32", true), Binary("maximum"), Binary("minimum"),
+      Binary("pow", "f32", true), Binary("maximum"), Binary("minimum"), Binary("mod"),
+      Binary("floordiv"),
       // Compare.
       Binary("eq", "bool"), Binary("ne", "bool"), Binary("lt", "bool"), Binary("le", "bool"),
       Binary("gt", "bool"), Binary("ge", "bool"),
@@ -150,7 +155,7 @@ std::vector<Exemption> OpExemptions() {
     e.push_back({op, Piece::kMinifier, kNoSimplerSource});
   }
   for (Op op : {Op::kAdd, Op::kSub, Op::kMul, Op::kDiv, Op::kPow, Op::kMaximum, Op::kMinimum,
-                Op::kWhere}) {
+                Op::kMod, Op::kFloorDiv, Op::kWhere}) {
     e.push_back({op, Piece::kMinifier, kNoSimplerBinary});
   }
   for (Op op : {Op::kEq, Op::kNe, Op::kLt, Op::kLe, Op::kGt, Op::kGe, Op::kAnd, Op::kOr,

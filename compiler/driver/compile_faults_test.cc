@@ -47,6 +47,27 @@ TEST(CompileFaultsTest, AccuracyOnlyWhereTheOpIs) {
   EXPECT_EQ(Mismatch(kWithoutRelu, "relu:accuracy"), "");
 }
 
+// Every value-computing op carries the value faults, including those that
+// lower to other kernel IR ops (clip to maximum/minimum).
+TEST(CompileFaultsTest, AccuracyFiresForRoundingOps) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"floor", "floor(%x)"},
+      {"ceil", "ceil(%x)"},
+      {"round", "round(%x)"},
+      {"clip", "clip(%x) {max=0.5, min=-0.5}"},
+      {"mod", "mod(%x, %x)"},
+      {"floordiv", "floordiv(%x, %x)"},
+  };
+  for (const auto& [op, call] : cases) {
+    SCOPED_TRACE(op);
+    const std::string text = absl::StrCat("graph @g(%x: f32[4,50]) {\n  %e = exp(%x) : f32[4,50]\n",
+                                          "  %y = ", call, " : f32[4,50]\n  %z = add(%y, %e) : ",
+                                          "f32[4,50]\n  return %z\n}");
+    EXPECT_NE(Mismatch(text, absl::StrCat(op, ":accuracy")), "");
+    EXPECT_EQ(Mismatch(kWithRelu, absl::StrCat(op, ":accuracy")), "");
+  }
+}
+
 TEST(CompileFaultsTest, DropLastAndWrongIndex) {
   EXPECT_NE(Mismatch(kSoftmax, "reduce_sum:drop_last"), "");
   EXPECT_EQ(Mismatch(kWithRelu, "reduce_sum:drop_last"), "");

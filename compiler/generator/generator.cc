@@ -76,7 +76,7 @@ class OpBuilder {
   }
 
   absl::Status Unary(Op op) {
-    const bool ints_ok = op == Op::kNeg || op == Op::kAbs;
+    const bool ints_ok = op == Op::kNeg || op == Op::kAbs || op == Op::kClip;
     int v;
     RK_ASSIGN_OR_RETURN(v, Operand(rng_.Chance(0.8) ? IsFloatValue : IsNumeric, ctx_.RandomFloatDType(), 0,
                          false));
@@ -84,7 +84,27 @@ class OpBuilder {
       RK_ASSIGN_OR_RETURN(v, ctx_.Convert(v, ctx_.RandomFloatDType()));
     }
     RK_ASSIGN_OR_RETURN(v, ctx_.Fit(op, 0, v, ctx_.type(v)));
+    if (op == Op::kClip) return ctx_.EmitBounded(op, {v}, ClipBounds()).status();
     return ctx_.EmitBounded(op, {v}).status();
+  }
+
+  // Each bound present with probability 0.7, in order when both are; values
+  // every dtype holds exactly.
+  compiler::Attributes ClipBounds() {
+    constexpr double kBounds[] = {-3, -1, -0.5, 0, 0.5, 1, 2};
+    std::vector<double> bounds;
+    for (int i = 0; i < 2; ++i) {
+      if (rng_.Chance(0.7)) bounds.push_back(rng_.Pick(kBounds));
+    }
+    std::sort(bounds.begin(), bounds.end());
+    compiler::Attributes attrs;
+    if (bounds.size() == 2) {
+      attrs.Set("min", bounds[0]);
+      attrs.Set("max", bounds[1]);
+    } else if (bounds.size() == 1) {
+      attrs.Set(rng_.Chance(0.5) ? "min" : "max", bounds[0]);
+    }
+    return attrs;
   }
 
   absl::Status Binary(Op op) {
@@ -104,6 +124,9 @@ class OpBuilder {
     if (rng_.Chance(0.3)) std::swap(a, b);
     RK_ASSIGN_OR_RETURN(a, ctx_.Fit(op, 0, a, ctx_.type(a)));
     RK_ASSIGN_OR_RETURN(b, ctx_.Fit(op, 1, b, ctx_.type(b)));
+    // mod and floordiv need exact operands, which rescaling would not keep;
+    // their divisor guard bounds the result instead (value_range.h).
+    if (op == Op::kMod || op == Op::kFloorDiv) return ctx_.Emit(op, {a, b}).status();
     return ctx_.EmitBounded(op, {a, b}).status();
   }
 
@@ -327,6 +350,8 @@ class OpBuilder {
     std::vector<int64_t> dims = partner_batch.dims();
     dims.push_back(k);
     dims.push_back(n);
+    // The right operand may be a new input, which no Emit size check sees.
+    if (Shape(dims).num_elements() > max()) return Skip("matmul operand too large");
     int b = -1;
     if (rng_.Chance(0.3)) {
       b = ctx_.Pick([&](const ValueFacts& f) {

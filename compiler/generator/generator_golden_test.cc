@@ -43,7 +43,7 @@ TEST(GeneratorGoldenTest, DefaultGraphsOfSeedsOneToTwoHundredAreUnchanged) {
       }
     }
   }
-  EXPECT_EQ(Sha256Hex(text), "6e708f65b5d9d0854c8ab4f474e9169010f703d8e9f8e13a08e687540562d2bb");
+  EXPECT_EQ(Sha256Hex(text), "d4b6fe87f47f2972f506521018708fa4beb97d56d57667e751a876331c89426e");
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "compiler/ir/shape_inference.h"
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -83,7 +84,7 @@ TEST(ShapeInferenceTest, Unary) {
     SCOPED_TRACE(std::string(OpName(op)));
     EXPECT_EQ(Infer(op, {F32({2, 3})}), "f32[2,3]");
     EXPECT_EQ(Infer(op, {TensorType(DType::kF16, {})}), "f16[]");
-    const bool ints = op == Op::kNeg || op == Op::kAbs;
+    const bool ints = op == Op::kNeg || op == Op::kAbs || op == Op::kClip;
     EXPECT_EQ(Fails(op, {I32({2})}), !ints);
     EXPECT_TRUE(Fails(op, {Bool({2})}));
     EXPECT_TRUE(Fails(op, {F32({2}), F32({2})}));
@@ -94,6 +95,19 @@ TEST(ShapeInferenceTest, Unary) {
   EXPECT_EQ(Infer(Op::kRelu, {F32({2})}, {{"axis", int64_t{0}}}),
             "error: relu: unknown attribute 'axis'");
   EXPECT_EQ(Infer(Op::kRelu, {F32({2, -1})}), "error: relu: negative dimension in operand 0 [2,-1]");
+}
+
+TEST(ShapeInferenceTest, ClipBoundsAreOptionalFloats) {
+  EXPECT_EQ(Infer(Op::kClip, {F32({2})}, {{"min", -1.0}, {"max", 1.0}}), "f32[2]");
+  EXPECT_EQ(Infer(Op::kClip, {I32({2})}, {{"max", int64_t{3}}}), "i32[2]");
+  EXPECT_EQ(Infer(Op::kClip, {F32({2})}, {{"min", 2.0}, {"max", 1.0}}), "f32[2]");
+  EXPECT_EQ(Infer(Op::kClip, {F32({2})}, {{"min", true}}),
+            "error: clip: attribute 'min' must be a float");
+  EXPECT_EQ(Infer(Op::kClip, {F32({2})}, {{"max", std::nan("")}}),
+            "error: clip: max must not be NaN");
+  EXPECT_EQ(Infer(Op::kClip, {F32({2})}, {{"lo", 1.0}}), "error: clip: unknown attribute 'lo'");
+  EXPECT_EQ(Infer(Op::kClip, {Bool({2})}, {{"min", 0.0}}),
+            "error: clip: expects a float or integer operand, got bool[2]");
 }
 
 TEST(ShapeInferenceTest, Binary) {

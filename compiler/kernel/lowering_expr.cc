@@ -205,8 +205,20 @@ int32_t KernelLowering::EvalUncached(NodeId id, const Index& index) {
         NodeId operand = node.operands[i];
         args[i] = Eval(operand, BroadcastIndex(graph_.type(operand).shape, node.type.shape, index));
       }
-      int32_t value = node.op == Op::kCast ? Cast(args[0], dtype)
-                                           : OpExpr(node.op, dtype, args[0], args[1], args[2]);
+      int32_t value = args[0];
+      if (node.op == Op::kCast) {
+        value = Cast(args[0], dtype);
+      } else if (node.op == Op::kClip) {
+        // min(max(x, min), max) with the bounds in the dtype; NaN propagates.
+        if (node.attrs.Has("min")) {
+          value = OpExpr(Op::kMaximum, dtype, value, Const(dtype, *node.attrs.GetFloat("min")));
+        }
+        if (node.attrs.Has("max")) {
+          value = OpExpr(Op::kMinimum, dtype, value, Const(dtype, *node.attrs.GetFloat("max")));
+        }
+      } else {
+        value = OpExpr(node.op, dtype, args[0], args[1], args[2]);
+      }
       return ApplyValueFaults(node.op, dtype, value);
     }
     case OpKind::kLayout:

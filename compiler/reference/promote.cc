@@ -45,6 +45,15 @@ absl::StatusOr<Attributes> PromotedAttributes(const Node& node) {
     }
     attrs.Set("dtype", PromotedDType(*dtype));
   }
+  if (node.op == Op::kClip && IsFloat(node.type.dtype)) {
+    // The bounds the program compares with are rounded to its dtype.
+    for (const char* name : {"min", "max"}) {
+      if (!attrs.Has(name)) continue;
+      absl::StatusOr<double> bound = attrs.GetFloat(name);
+      if (!bound.ok()) return bound.status();
+      attrs.Set(name, ValueInDType(node.type.dtype, *bound));
+    }
+  }
   return attrs;
 }
 
