@@ -58,6 +58,9 @@ constexpr char kNoSimplerReduce[] =
     "no simpler form: no cheaper op reduces; shrink_shapes makes the reduced dims small";
 constexpr char kNoSimplerLayout[] =
     "no simpler form: index arithmetic only; shrink_shapes and bypass_node shrink around it";
+constexpr char kNoSimplerPad[] =
+    "no simpler form: index arithmetic and a select; shrink_shapes shrinks its operand, "
+    "probdd_nodes and cut_head remove it";
 
 }  // namespace
 
@@ -111,6 +114,9 @@ std::vector<OpSample> OpSamples() {
       {"cast", "graph @g(%x: f32[2,3]) {\n  %y = cast(%x) {dtype=i32} : i32[2,3]\n  return %y\n}"},
       // Reductions.
       Reduce("reduce_sum"), Reduce("reduce_mean"), Reduce("reduce_max"), Reduce("reduce_min"),
+      {"cumsum",
+       "graph @g(%x: f32[2,5]) {\n  %y = cumsum(%x) {axis=-1, exclusive=true, reverse=true} : "
+       "f32[2,5]\n  return %y\n}"},
       {"argmax",
        "graph @g(%x: f32[2,5]) {\n  %y = argmax(%x) {axis=1, keepdim=false} : i64[2]\n"
        "  return %y\n}"},
@@ -124,6 +130,7 @@ std::vector<OpSample> OpSamples() {
        "  return %y\n}"},
       Layout("squeeze", "f32[2,1,3]", "axes=[1]", "f32[2,3]"),
       Layout("unsqueeze", "f32[2,3]", "axes=[1]", "f32[2,1,3]"),
+      Layout("pad", "f32[2,3]", "pads=[1,0,0,2], value=-1.5", "f32[3,5]"),
       // Matmul: batched, both operands inputs (what simplify_op shrinks).
       {"matmul",
        "graph @g(%a: f32[2,3,4], %b: f32[2,4,5]) {\n  %y = matmul(%a, %b) : f32[2,3,5]\n"
@@ -170,6 +177,7 @@ std::vector<Exemption> OpExemptions() {
                 Op::kSqueeze, Op::kUnsqueeze}) {
     e.push_back({op, Piece::kMinifier, kNoSimplerLayout});
   }
+  e.push_back({Op::kPad, Piece::kMinifier, kNoSimplerPad});
   return e;
 }
 

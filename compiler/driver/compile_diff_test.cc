@@ -256,6 +256,61 @@ TEST(CompileDiffTest, LayoutOps) {
         0);
 }
 
+TEST(CompileDiffTest, CumsumEveryAxisAndFlag) {
+  for (const char* dtype : {"f32", "f64", "f16", "bf16", "i32", "i64"}) {
+    const std::string t = absl::StrCat(dtype, "[3,17,5]");
+    for (int axis : {0, 1, -1}) {
+      for (const char* flags : {"exclusive=false, reverse=false", "exclusive=true, reverse=false",
+                                "exclusive=false, reverse=true", "exclusive=true, reverse=true"}) {
+        Check(absl::StrCat("graph @g(%x: ", t, ") {\n %y = cumsum(%x) {axis=", axis, ", ", flags,
+                           "} : ", t, "\n return %y\n}"),
+              dtype[0] == 'i' ? 0 : Tolerance(dtype));
+      }
+    }
+  }
+  // A fused prologue, an epilogue reading the sums, a long row, and rows on threads.
+  Check(R"(graph @g(%x: f32[4,1000], %y: f32[1000]) {
+    %e = exp(%x) : f32[4,1000]
+    %m = mul(%e, %y) : f32[4,1000]
+    %c = cumsum(%m) {axis=1, exclusive=false, reverse=true} : f32[4,1000]
+    %d = div(%c, %e) : f32[4,1000]
+    return %d
+  })",
+        1e-5);
+  CompileOptions threads;
+  threads.threads = 2;
+  Check(R"(graph @g(%x: f64[300,70]) {
+    %c = cumsum(%x) {axis=-1, exclusive=true, reverse=false} : f64[300,70]
+    return %c
+  })",
+        1e-12, threads);
+}
+
+TEST(CompileDiffTest, PadEveryDTypeAndFused) {
+  for (const char* dtype : {"f32", "f64", "f16", "bf16", "i32", "i64", "bool"}) {
+    Check(absl::StrCat("graph @g(%x: ", dtype, "[3,1,4]) {\n %y = pad(%x) {pads=[1,0,2,0,3,1], ",
+                       "value=-2.5} : ", dtype, "[4,4,7]\n return %y\n}"),
+          0);
+  }
+  Check(R"(graph @g(%x: f32[5,7], %b: f32[7]) {
+    %e = exp(%x) : f32[5,7]
+    %p = pad(%e) {pads=[2,1,1,3], value=0.5} : f32[8,11]
+    %s = reduce_sum(%p) {axes=[1], keepdim=true} : f32[8,1]
+    %t = transpose(%p) {perm=[1,0]} : f32[11,8]
+    %q = pad(%b) {pads=[0,4], value=nan} : f32[11]
+    %u = pad(%q) {pads=[2,2], value=1.0} : f32[15]
+    return %s, %t, %u
+  })",
+        1e-5);
+  Check(R"(graph @g(%x: f32[0,3], %y: f32[1,3]) {
+    %a = pad(%x) {pads=[2,0,0,1], value=3.0} : f32[2,4]
+    %b = pad(%y) {pads=[1,0,1,0], value=-1.0} : f32[3,3]
+    %c = add(%a, %a) : f32[2,4]
+    return %c, %b
+  })",
+        0);
+}
+
 TEST(CompileDiffTest, Matmul) {
   for (const char* dtype : {"f32", "f64", "i32", "f16"}) {
     Check(absl::StrCat("graph @g(%a: ", dtype, "[3,1,9,17], %b: ", dtype, "[4,17,5]) {\n",

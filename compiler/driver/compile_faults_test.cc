@@ -48,8 +48,9 @@ TEST(CompileFaultsTest, AccuracyOnlyWhereTheOpIs) {
 }
 
 // Every value-computing op carries the value faults, including those that
-// lower to other kernel IR ops (clip to maximum/minimum).
-TEST(CompileFaultsTest, AccuracyFiresForRoundingOps) {
+// lower to other kernel IR ops (clip to maximum/minimum), a scan, and pad,
+// the one layout op that computes a value.
+TEST(CompileFaultsTest, AccuracyFiresForTheAddedOps) {
   const std::pair<const char*, const char*> cases[] = {
       {"floor", "floor(%x)"},
       {"ceil", "ceil(%x)"},
@@ -57,6 +58,8 @@ TEST(CompileFaultsTest, AccuracyFiresForRoundingOps) {
       {"clip", "clip(%x) {max=0.5, min=-0.5}"},
       {"mod", "mod(%x, %x)"},
       {"floordiv", "floordiv(%x, %x)"},
+      {"cumsum", "cumsum(%x) {axis=1, exclusive=false, reverse=false}"},
+      {"pad", "pad(%e) {pads=[0,0,0,0], value=0.0}"},
   };
   for (const auto& [op, call] : cases) {
     SCOPED_TRACE(op);

@@ -17,7 +17,8 @@ bool IsCheap(Op op) {
 
 bool IsRootOnly(Op op) {
   const OpKind kind = GetOpKind(op);
-  return kind == OpKind::kReduce || kind == OpKind::kMatmul || op == Op::kConcat;
+  return kind == OpKind::kReduce || kind == OpKind::kMatmul || kind == OpKind::kScan ||
+         op == Op::kConcat;
 }
 
 std::string Describe(const Graph& graph, NodeId id) {
@@ -28,6 +29,7 @@ GroupKind KindOf(Op op) {
   switch (GetOpKind(op)) {
     case OpKind::kReduce: return GroupKind::kReduction;
     case OpKind::kMatmul: return GroupKind::kMatmul;
+    case OpKind::kScan: return GroupKind::kScan;
     default: return op == Op::kConcat ? GroupKind::kConcat : GroupKind::kElementwise;
   }
 }
@@ -188,7 +190,8 @@ absl::StatusOr<FusionPlan> PlanFusion(const Graph& graph, PassContext& context) 
 
 std::string PrintFusionPlan(const Graph& graph, const FusionPlan& plan) {
   std::string text;
-  static constexpr const char* kKinds[] = {"elementwise", "reduction", "matmul", "concat"};
+  static constexpr const char* kKinds[] = {"elementwise", "reduction", "matmul", "concat",
+                                           "scan"};
   for (size_t i = 0; i < plan.groups.size(); ++i) {
     const FusionGroup& g = plan.groups[i];
     absl::StrAppend(&text, "group ", i, " [", kKinds[static_cast<int>(g.kind)], "] ", g.detail);

@@ -3,8 +3,9 @@
 //
 // Rules (docs/COMPILER.md has the rationale):
 // - Elementwise ops, casts, full, iota and layout ops (reshape, transpose,
-//   broadcast_to, slice, squeeze, unsqueeze) fuse into their users' group when
-//   all users are in one group; layout ops act as index maps there.
+//   broadcast_to, slice, squeeze, unsqueeze, pad) fuse into their users' group
+//   when all users are in one group; layout ops act as index maps there (pad:
+//   an index map and a select of its value outside the operand).
 // - A node used by several groups is materialized (gets a buffer), except
 //   trivially cheap ones (layout, full, iota), which are recomputed in each.
 // - A reduction is the root of its group, with its elementwise prologue
@@ -14,8 +15,9 @@
 //   element) or its operand's shape with the reduced axes trailing and keepdim
 //   (broadcast back, as in x - max(x)): the reduction then runs once per outer
 //   iteration and is never recomputed.
-// - Matmul and concat are roots of their own groups; a matmul's operands fuse
-//   only cheap layout ops (a transposed operand becomes strides).
+// - Matmul, concat and cumsum are roots of their own groups; a matmul's
+//   operands fuse only cheap layout ops (a transposed operand becomes
+//   strides), a cumsum's its elementwise prologue, as a reduction's.
 // - Graph outputs, inputs and constants are always materialized.
 // Every fusion decision is an optional application of pass "fuse"
 // (PassContext::ShouldApply), so bisection can find a bad one; a refused
@@ -34,7 +36,7 @@
 
 namespace rk::compiler::fusion {
 
-enum class GroupKind { kElementwise, kReduction, kMatmul, kConcat };
+enum class GroupKind { kElementwise, kReduction, kMatmul, kConcat, kScan };
 
 struct FusionGroup {
   GroupKind kind = GroupKind::kElementwise;

@@ -47,6 +47,7 @@ class OpBuilder {
       case OpKind::kSelect: return Where();
       case OpKind::kCast: return Cast();
       case OpKind::kReduce: return Reduce(op);
+      case OpKind::kScan: return Scan(op);
       case OpKind::kLayout: return Layout(op);
       case OpKind::kMatmul: return Matmul();
       case OpKind::kComposite: return op == Op::kGelu ? Unary(op) : Composite(op);
@@ -223,11 +224,24 @@ class OpBuilder {
         .status();
   }
 
+  absl::Status Scan(Op op) {
+    int v;
+    RK_ASSIGN_OR_RETURN(v, Operand(IsNumeric, ctx_.RandomFloatDType(), 1, false));
+    const int rank = ctx_.type(v).shape.rank();
+    const int64_t axis = static_cast<int64_t>(rng_.Below(rank)) - (rng_.Chance(0.2) ? rank : 0);
+    const bool exclusive = rng_.Chance(0.3);
+    const bool reverse = rng_.Chance(0.3);
+    return ctx_.EmitBounded(op, {v}, {{"axis", axis}, {"exclusive", exclusive}, {"reverse", reverse}})
+        .status();
+  }
+
   absl::Status Layout(Op op) {
     const auto any = [](const ValueFacts&) { return true; };
     int v;
     RK_ASSIGN_OR_RETURN(v, Operand(any, ctx_.RandomDType(),
-                         op == Op::kTranspose ? 2 : (op == Op::kSlice || op == Op::kConcat) ? 1 : 0,
+                         op == Op::kTranspose                                          ? 2
+                         : (op == Op::kSlice || op == Op::kConcat || op == Op::kPad) ? 1
+                                                                                      : 0,
                          false));
     const Shape s = ctx_.type(v).shape;
     const int rank = s.rank();
@@ -250,6 +264,7 @@ class OpBuilder {
         return ctx_.Derive(v, Shape(dims)).status();
       }
       case Op::kConcat: return Concat(v);
+      case Op::kPad: return Pad(v);
       case Op::kSqueeze: return Squeeze(v);
       case Op::kUnsqueeze: {
         const int added = static_cast<int>(rng_.Range(1, 2));
@@ -313,6 +328,21 @@ class OpBuilder {
     rng_.Shuffle(parts);
     const int64_t axis_attr = rng_.Chance(0.2) ? axis - rank : axis;
     return ctx_.EmitBounded(Op::kConcat, parts, {{"axis", axis_attr}}).status();
+  }
+
+  // Up to 2 elements before and after on about half the axes; a value of
+  // the operand's kind.
+  absl::Status Pad(int v) {
+    const TensorType t = ctx_.type(v);
+    const int rank = t.shape.rank();
+    std::vector<int64_t> pads(2 * rank, 0);
+    for (int64_t& p : pads) p = rng_.Chance(0.5) ? rng_.Range(1, 2) : 0;
+    constexpr double kFloatValues[] = {0, 1, -1, 0.5, -2.5};
+    constexpr double kIntValues[] = {0, 1, -3};
+    const double value = IsFloat(t.dtype)               ? rng_.Pick(kFloatValues)
+                         : compiler::IsInteger(t.dtype) ? rng_.Pick(kIntValues)
+                                                        : static_cast<double>(rng_.Below(2));
+    return ctx_.Emit(Op::kPad, {v}, {{"pads", pads}, {"value", value}}).status();
   }
 
   absl::Status Squeeze(int v) {

@@ -185,7 +185,22 @@ ValueRange RawRange(Op op, absl::Span<const ValueFacts> in, const Attributes& at
                                         std::max(0.0, n * in[0].range.hi)};
       return in[0].range;
     }
-    case OpKind::kLayout: return Union(in);
+    case OpKind::kScan: {
+      // A prefix of up to n elements (or none: an exclusive scan's 0).
+      int axis = static_cast<int>(attrs.GetInt("axis").value_or(0));
+      if (axis < 0) axis += in[0].type.shape.rank();
+      const double n = static_cast<double>(in[0].type.shape.dim(axis));
+      return {std::min(0.0, n * in[0].range.lo), std::max(0.0, n * in[0].range.hi)};
+    }
+    case OpKind::kLayout: {
+      ValueRange r = Union(in);
+      if (op == Op::kPad) {
+        double v = attrs.GetFloat("value").value_or(0);
+        if (compiler::IsInteger(result.dtype)) v = std::isfinite(v) ? std::trunc(v) : 0.0;
+        r = {std::min(r.lo, v), std::max(r.hi, v)};
+      }
+      return r;
+    }
     case OpKind::kMatmul: {
       const ValueRange x = in[0].range;
       const ValueRange y = in[1].range;

@@ -60,6 +60,28 @@ TEST(ValueRangeTest, RoundingAndFloorDivision) {
   EXPECT_EQ(r.hi, 9);
 }
 
+TEST(ValueRangeTest, CumsumAndPad) {
+  const TensorType f32(DType::kF32, Shape{3, 5});
+  const ValueFacts x = Facts(-1, 2, true, DType::kF32, Shape{3, 5});
+  ValueRange r = InferRange(Op::kCumsum, {x}, {{"axis", int64_t{-1}}}, f32);
+  EXPECT_LE(r.lo, -5);  // up to 5 elements summed
+  EXPECT_GE(r.hi, 10);
+  r = InferRange(Op::kCumsum, {Facts(1, 2, true, DType::kF32, Shape{3, 5})}, {{"axis", int64_t{0}}},
+                 f32);
+  EXPECT_LE(r.lo, 0);  // an exclusive scan starts at 0
+  EXPECT_GE(r.hi, 6);
+  r = InferRange(Op::kPad, {Facts(1, 2)}, {{"pads", std::vector<int64_t>{1, 1}}, {"value", -3.0}},
+                 TensorType(DType::kF32, Shape{6}));
+  EXPECT_LE(r.lo, -3);
+  EXPECT_GE(r.hi, 2);
+  r = InferRange(Op::kPad, {Facts(1, 2, true, DType::kI32)},
+                 {{"pads", std::vector<int64_t>{1, 1}}, {"value", 7.9}},
+                 TensorType(DType::kI32, Shape{6}));
+  EXPECT_EQ(r.hi, 7);
+  EXPECT_TRUE(InferExact(Op::kPad, {Facts(1, 2)}, f32));
+  EXPECT_FALSE(InferExact(Op::kCumsum, {x}, f32));
+}
+
 TEST(ValueRangeTest, IntegersWrapToTheirRange) {
   const TensorType i32(DType::kI32, Shape{4});
   ValueRange r = InferRange(Op::kMul, {Facts(-1e6, 1e6, true, DType::kI32), Facts(-1e6, 1e6, true, DType::kI32)}, {}, i32);

@@ -46,6 +46,8 @@ std::vector<AttrSpec> AttrSchema(Op op) {
     case Op::kReduceMax:
     case Op::kReduceMin: return {{"axes", K::kInts}, {"keepdim", K::kBool}};
     case Op::kArgmax: return {{"axis", K::kInt}, {"keepdim", K::kBool}};
+    case Op::kCumsum: return {{"axis", K::kInt}, {"exclusive", K::kBool}, {"reverse", K::kBool}};
+    case Op::kPad: return {{"pads", K::kInts}, {"value", K::kFloat}};
     case Op::kReshape:
     case Op::kBroadcastTo: return {{"shape", K::kInts}};
     case Op::kTranspose: return {{"perm", K::kInts}};
@@ -261,6 +263,14 @@ absl::StatusOr<TensorType> InferReduce(Op op, const TensorType& x, const Attribu
   return TensorType(op == Op::kArgmax ? DType::kI64 : x.dtype, Shape(std::move(dims)));
 }
 
+// cumsum: a float or integer operand and an axis of it (so rank >= 1).
+absl::StatusOr<TensorType> InferScan(Op op, const TensorType& x, const Attributes& attrs) {
+  RK_RETURN_IF_ERROR(RequireNumeric(op, x));
+  absl::StatusOr<int> axis = NormalizeAxis(attrs.GetInt("axis").value(), x.shape.rank());
+  if (!axis.ok()) return WithOp(op, axis.status());
+  return x;
+}
+
 absl::StatusOr<TensorType> InferMatmul(Op op, const TensorType& a, const TensorType& b) {
   RK_RETURN_IF_ERROR(RequireSameDType(op, a, b));
   RK_RETURN_IF_ERROR(RequireNumeric(op, a));
@@ -333,6 +343,7 @@ absl::StatusOr<TensorType> InferChecked(Op op, absl::Span<const TensorType> oper
     case OpKind::kSelect: return InferWhere(op, operands);
     case OpKind::kCast: return TensorType(attrs.GetDType("dtype").value(), operands[0].shape);
     case OpKind::kReduce: return InferReduce(op, operands[0], attrs);
+    case OpKind::kScan: return InferScan(op, operands[0], attrs);
     case OpKind::kLayout: return InferLayout(op, operands, attrs);
     case OpKind::kMatmul: return InferMatmul(op, operands[0], operands[1]);
     case OpKind::kComposite: return InferComposite(op, operands, attrs);

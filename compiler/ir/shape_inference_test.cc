@@ -97,6 +97,29 @@ TEST(ShapeInferenceTest, Unary) {
   EXPECT_EQ(Infer(Op::kRelu, {F32({2, -1})}), "error: relu: negative dimension in operand 0 [2,-1]");
 }
 
+TEST(ShapeInferenceTest, Cumsum) {
+  const Attributes attrs = {{"axis", int64_t{-1}}, {"exclusive", true}, {"reverse", false}};
+  EXPECT_EQ(Infer(Op::kCumsum, {F32({2, 3})}, attrs), "f32[2,3]");
+  EXPECT_EQ(Infer(Op::kCumsum, {I32({4})}, attrs), "i32[4]");
+  EXPECT_EQ(Infer(Op::kCumsum, {Bool({4})}, attrs),
+            "error: cumsum: expects a float or integer operand, got bool[4]");
+  EXPECT_EQ(Infer(Op::kCumsum, {F32({})}, attrs), "error: cumsum: axis -1 out of range for rank 0");
+  EXPECT_EQ(Infer(Op::kCumsum, {F32({2})}, {{"axis", int64_t{0}}, {"exclusive", true}}),
+            "error: cumsum: missing attribute 'reverse'");
+}
+
+TEST(ShapeInferenceTest, Pad) {
+  EXPECT_EQ(Infer(Op::kPad, {F32({2, 3})}, {{"pads", Ints{1, 0, 2, 3}}, {"value", 0.0}}),
+            "f32[5,6]");
+  EXPECT_EQ(Infer(Op::kPad, {Bool({})}, {{"pads", Ints{}}, {"value", int64_t{1}}}), "bool[]");
+  EXPECT_EQ(Infer(Op::kPad, {F32({2})}, {{"pads", Ints{1}}, {"value", 0.0}}),
+            "error: pad: pads needs 2 entries per axis of f32[2] (2), got 1");
+  EXPECT_EQ(Infer(Op::kPad, {F32({2})}, {{"pads", Ints{1, -1}}, {"value", 0.0}}),
+            "error: pad: axis 0: pads must be in [0, 2^40], got 1 and -1");
+  EXPECT_TRUE(Fails(Op::kPad, {F32({2})}, {{"pads", Ints{0, int64_t{1} << 50}}, {"value", 0.0}}));
+  EXPECT_TRUE(Fails(Op::kPad, {F32({2})}, {{"pads", Ints{0, 0}}}));
+}
+
 TEST(ShapeInferenceTest, ClipBoundsAreOptionalFloats) {
   EXPECT_EQ(Infer(Op::kClip, {F32({2})}, {{"min", -1.0}, {"max", 1.0}}), "f32[2]");
   EXPECT_EQ(Infer(Op::kClip, {I32({2})}, {{"max", int64_t{3}}}), "i32[2]");

@@ -54,6 +54,7 @@ class KernelLowering {
   int32_t Eval(NodeId id, const Index& index);
   int32_t EvalUncached(NodeId id, const Index& index);
   int32_t EvalLayout(NodeId id, const Index& index);
+  int32_t EvalPad(NodeId id, const Index& index);
   Index BroadcastIndex(const Shape& from, const Shape& to, const Index& index);
   int32_t ApplyValueFaults(Op op, DType dtype, int32_t value);
 
@@ -77,6 +78,7 @@ class KernelLowering {
   absl::Status LowerMatmul(const fusion::FusionGroup& group);
   absl::Status LowerMatmulTiled(const fusion::FusionGroup& group);
   absl::Status LowerConcat(const fusion::FusionGroup& group);
+  absl::Status LowerScan(const fusion::FusionGroup& group);
   void MarkParallel(int64_t work);
 
   const Graph& graph_;

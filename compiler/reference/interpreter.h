@@ -27,6 +27,10 @@
 //   floordiv -1 wraps to INT_MIN. Floats as numpy's mod and floor_divide:
 //   the remainder from fmod (so y == 0 gives NaN), the quotient
 //   (x - remainder) / y snapped to the nearest integer (y == 0 gives x / y).
+// - cumsum sums in double (int64, wrapping, for integers) along its axis in
+//   scan order (from the end with reverse) and rounds each result once; an
+//   exclusive scan starts from 0. pad fills with its value converted to the
+//   dtype as full's value is.
 // - round is half to even (round(2.5) == 2, round(-0.5) == -0); clip is
 //   min(max(x, min), max) with each present bound converted to the dtype as a
 //   cast would (so a NaN x stays NaN).

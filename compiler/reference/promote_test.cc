@@ -70,13 +70,15 @@ TEST(PromoteTest, FullValuesAreRoundedToTheirDtypeFirst) {
 )");
 }
 
-// A float clip's bounds are rounded to its dtype as well; an integer clip
-// keeps its bounds (they convert when compared).
+// A float clip's bounds and a float pad's value are rounded to the dtype as
+// well; integer ones keep theirs (they convert where they are used).
 TEST(PromoteTest, ClipBoundsAreRoundedToTheirDtype) {
   absl::StatusOr<Graph> g = Parse(R"(graph @p(%x: f16[2], %i: i32[2]) {
   %c = clip(%x) {max=0.1, min=-5.7} : f16[2]
   %d = clip(%i) {min=-2.5} : i32[2]
-  return %c, %d
+  %p = pad(%x) {pads=[1,0], value=0.1} : f16[3]
+  %q = pad(%i) {pads=[0,1], value=0.1} : i32[3]
+  return %c, %d, %p, %q
 })");
   ASSERT_TRUE(g.ok()) << g.status();
   absl::StatusOr<Graph> p = PromoteToF64(*g);
@@ -84,7 +86,9 @@ TEST(PromoteTest, ClipBoundsAreRoundedToTheirDtype) {
   EXPECT_EQ(PrintInline(*p), R"(graph @p(%x: f64[2], %i: i32[2]) {
   %c = clip(%x) {max=0.0999755859375, min=-5.69921875} : f64[2]
   %d = clip(%i) {min=-2.5} : i32[2]
-  return %c, %d
+  %p = pad(%x) {pads=[1,0], value=0.0999755859375} : f64[3]
+  %q = pad(%i) {pads=[0,1], value=0.1} : i32[3]
+  return %c, %d, %p, %q
 }
 )");
 }

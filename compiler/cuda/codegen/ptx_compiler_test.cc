@@ -486,6 +486,21 @@ TEST(PtxCompilerTest, RoundingOpsUseConversionsAndLibdeviceFmod) {
   })");
 }
 
+TEST(PtxCompilerTest, CumsumRowsAndPadCompile) {
+  // Each thread scans rows of its own (a grid-stride kernel with a
+  // sequential body); pad is a select in an elementwise kernel.
+  const PtxProgram p = Ptx(R"(graph @g(%x: f32[64,33], %y: f64[40]) {
+    %c = cumsum(%x) {axis=1, exclusive=true, reverse=true} : f32[64,33]
+    %p = pad(%c) {pads=[1,2,0,3], value=-1.0} : f32[65,38]
+    %s = cumsum(%y) {axis=0, exclusive=false, reverse=false} : f64[40]
+    return %p, %s
+  })");
+  ASSERT_EQ(p.launches.size(), 3u);
+  for (const KernelLaunch& l : p.launches) EXPECT_EQ(l.form, KernelForm::kGridStride);
+  EXPECT_TRUE(absl::StrContains(p.ptx, "selp.f32") || absl::StrContains(p.ptx, "selp.b32"))
+      << p.ptx;
+}
+
 TEST(PtxCompilerTest, FaultsChangeTheGeneratedCode) {
   const std::string base = Ptx(kSoftmax).ptx;
   auto with = [&](const std::string& fault) {
