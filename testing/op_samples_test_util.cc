@@ -61,6 +61,9 @@ constexpr char kNoSimplerLayout[] =
 constexpr char kNoSimplerGather[] =
     "no simpler form: gather only moves elements (no cheaper op selects by loaded indices); "
     "shrink_shapes shrinks its data and indices";
+constexpr char kNoSimplerPad[] =
+    "no simpler form: index arithmetic and a select; shrink_shapes shrinks its operand, "
+    "probdd_nodes and cut_head remove it";
 
 }  // namespace
 
@@ -93,10 +96,15 @@ std::vector<OpSample> OpSamples() {
       // Unary.
       Unary("neg"), Unary("abs"), Unary("exp"), Unary("log", true), Unary("sqrt", true),
       Unary("rsqrt", true), Unary("reciprocal", true), Unary("tanh"), Unary("sigmoid"),
-      Unary("relu"), Unary("erf"), Unary("sin"), Unary("cos"),
+      Unary("relu"), Unary("erf"), Unary("sin"), Unary("cos"), Unary("floor"), Unary("ceil"),
+      Unary("round"),
+      {"clip",
+       "graph @g(%x: f32[2,3]) {\n  %y = clip(%x) {max=1.0, min=-0.5} : f32[2,3]\n"
+       "  return %y\n}"},
       // Binary.
       Binary("add"), Binary("sub"), Binary("mul"), Binary("div", "f32", true),
-      Binary("pow", "f32", true), Binary("maximum"), Binary("minimum"),
+      Binary("pow", "f32", true), Binary("maximum"), Binary("minimum"), Binary("mod"),
+      Binary("floordiv"),
       // Compare.
       Binary("eq", "bool"), Binary("ne", "bool"), Binary("lt", "bool"), Binary("le", "bool"),
       Binary("gt", "bool"), Binary("ge", "bool"),
@@ -109,6 +117,9 @@ std::vector<OpSample> OpSamples() {
       {"cast", "graph @g(%x: f32[2,3]) {\n  %y = cast(%x) {dtype=i32} : i32[2,3]\n  return %y\n}"},
       // Reductions.
       Reduce("reduce_sum"), Reduce("reduce_mean"), Reduce("reduce_max"), Reduce("reduce_min"),
+      {"cumsum",
+       "graph @g(%x: f32[2,5]) {\n  %y = cumsum(%x) {axis=-1, exclusive=true, reverse=true} : "
+       "f32[2,5]\n  return %y\n}"},
       {"argmax",
        "graph @g(%x: f32[2,5]) {\n  %y = argmax(%x) {axis=1, keepdim=false} : i64[2]\n"
        "  return %y\n}"},
@@ -122,6 +133,7 @@ std::vector<OpSample> OpSamples() {
        "  return %y\n}"},
       Layout("squeeze", "f32[2,1,3]", "axes=[1]", "f32[2,3]"),
       Layout("unsqueeze", "f32[2,3]", "axes=[1]", "f32[2,1,3]"),
+      Layout("pad", "f32[2,3]", "pads=[1,0,0,2], value=-1.5", "f32[3,5]"),
       // Matmul: batched, both operands inputs (what simplify_op shrinks).
       {"matmul",
        "graph @g(%a: f32[2,3,4], %b: f32[2,4,5]) {\n  %y = matmul(%a, %b) : f32[2,3,5]\n"
@@ -169,7 +181,7 @@ std::vector<Exemption> OpExemptions() {
     e.push_back({op, Piece::kMinifier, kNoSimplerSource});
   }
   for (Op op : {Op::kAdd, Op::kSub, Op::kMul, Op::kDiv, Op::kPow, Op::kMaximum, Op::kMinimum,
-                Op::kWhere}) {
+                Op::kMod, Op::kFloorDiv, Op::kWhere}) {
     e.push_back({op, Piece::kMinifier, kNoSimplerBinary});
   }
   for (Op op : {Op::kEq, Op::kNe, Op::kLt, Op::kLe, Op::kGt, Op::kGe, Op::kAnd, Op::kOr,
@@ -185,6 +197,7 @@ std::vector<Exemption> OpExemptions() {
     e.push_back({op, Piece::kMinifier, kNoSimplerLayout});
   }
   e.push_back({Op::kGather, Piece::kMinifier, kNoSimplerGather});
+  e.push_back({Op::kPad, Piece::kMinifier, kNoSimplerPad});
   return e;
 }
 

@@ -70,6 +70,76 @@ TEST(CompileDiffTest, BinaryOpsWithBroadcasting) {
   }
 }
 
+TEST(CompileDiffTest, RoundingOpsEveryType) {
+  RandomSpec spec;
+  spec.low = -4;
+  spec.high = 4;
+  for (const char* dtype : kFloatTypes) {
+    const std::string t = absl::StrCat(dtype, "[3,37]");
+    for (const char* op : {"floor", "ceil", "round"}) {
+      Check(absl::StrCat("graph @g(%x: ", t, ") {\n %y = ", op, "(%x) : ", t, "\n return %y\n}"),
+            0, {}, spec);
+    }
+  }
+  // Inputs on the half-way points, where round goes to even.
+  spec.low = -8;
+  spec.high = 8;
+  Check(R"(graph @g(%x: f32[5,16]) {
+    %h = full() {dtype=f32, shape=[], value=0.5} : f32[]
+    %f = floor(%x) : f32[5,16]
+    %y = add(%f, %h) : f32[5,16]
+    %r = round(%y) : f32[5,16]
+    return %r
+  })",
+        0, {}, spec);
+  for (const char* dtype : {"f32", "f64", "f16", "bf16", "i32", "i64"}) {
+    const std::string t = absl::StrCat(dtype, "[4,9]");
+    for (const char* attrs : {" {max=1.5, min=-2.0}", " {min=0.5}", " {max=-1.0}", ""}) {
+      Check(absl::StrCat("graph @g(%x: ", t, ") {\n %y = clip(%x)", attrs, " : ", t,
+                         "\n return %y\n}"),
+            0, {}, spec);
+    }
+  }
+}
+
+TEST(CompileDiffTest, ModAndFloorDivWithBroadcasting) {
+  RandomSpec spec;
+  spec.low = -5;
+  spec.high = 5;
+  for (const char* dtype : {"f32", "f64", "f16", "bf16", "i32", "i64"}) {
+    for (const char* op : {"mod", "floordiv"}) {
+      const bool is_int = dtype[0] == 'i';
+      Check(absl::StrCat("graph @g(%x: ", dtype, "[4,1,19], %y: ", dtype, "[3,1]) {\n %z = ", op,
+                         "(%x, %y) : ", dtype, "[4,3,19]\n return %z\n}"),
+            is_int ? 0 : Tolerance(dtype), {}, spec);
+    }
+  }
+  // Zero divisors, INT_MIN floordiv -1, infinities and NaN (unfolded: no
+  // optional pass, so the constants reach the kernels).
+  CompileOptions unfolded;
+  unfolded.opt_level = 0;
+  Check(R"(graph @g(%x: i32[6]) {
+    %c = constant() {value=dense<i32[6]>[0, -1, 3, -3, 0, -1]} : i32[6]
+    %m = constant() {value=dense<i32[6]>[-2147483648, -2147483648, 7, 7, -7, 5]} : i32[6]
+    %a = floordiv(%m, %c) : i32[6]
+    %b = mod(%m, %c) : i32[6]
+    %d = floordiv(%x, %c) : i32[6]
+    %e = mod(%x, %c) : i32[6]
+    return %a, %b, %d, %e
+  })",
+        0, unfolded);
+  Check(R"(graph @g(%x: f32[8]) {
+    %c = constant() {value=dense<f32[8]>[0.0, -0.0, inf, -inf, nan, 2.0, -2.0, 0.5]} : f32[8]
+    %n = constant() {value=dense<f32[8]>[1.0, -1.0, -1.0, 1.0, 3.0, inf, -0.0, 0.0]} : f32[8]
+    %a = floordiv(%n, %c) : f32[8]
+    %b = mod(%n, %c) : f32[8]
+    %d = floordiv(%x, %c) : f32[8]
+    %e = mod(%x, %c) : f32[8]
+    return %a, %b, %d, %e
+  })",
+        0, unfolded);
+}
+
 TEST(CompileDiffTest, ComparisonsLogicAndWhere) {
   for (const char* dtype : {"f32", "i32", "f16"}) {
     for (const char* op : {"eq", "ne", "lt", "le", "gt", "ge"}) {
@@ -182,6 +252,61 @@ TEST(CompileDiffTest, LayoutOps) {
     %r = reshape(%t) {shape=[12]} : f32[12]
     %n = neg(%r) : f32[12]
     return %n
+  })",
+        0);
+}
+
+TEST(CompileDiffTest, CumsumEveryAxisAndFlag) {
+  for (const char* dtype : {"f32", "f64", "f16", "bf16", "i32", "i64"}) {
+    const std::string t = absl::StrCat(dtype, "[3,17,5]");
+    for (int axis : {0, 1, -1}) {
+      for (const char* flags : {"exclusive=false, reverse=false", "exclusive=true, reverse=false",
+                                "exclusive=false, reverse=true", "exclusive=true, reverse=true"}) {
+        Check(absl::StrCat("graph @g(%x: ", t, ") {\n %y = cumsum(%x) {axis=", axis, ", ", flags,
+                           "} : ", t, "\n return %y\n}"),
+              dtype[0] == 'i' ? 0 : Tolerance(dtype));
+      }
+    }
+  }
+  // A fused prologue, an epilogue reading the sums, a long row, and rows on threads.
+  Check(R"(graph @g(%x: f32[4,1000], %y: f32[1000]) {
+    %e = exp(%x) : f32[4,1000]
+    %m = mul(%e, %y) : f32[4,1000]
+    %c = cumsum(%m) {axis=1, exclusive=false, reverse=true} : f32[4,1000]
+    %d = div(%c, %e) : f32[4,1000]
+    return %d
+  })",
+        1e-5);
+  CompileOptions threads;
+  threads.threads = 2;
+  Check(R"(graph @g(%x: f64[300,70]) {
+    %c = cumsum(%x) {axis=-1, exclusive=true, reverse=false} : f64[300,70]
+    return %c
+  })",
+        1e-12, threads);
+}
+
+TEST(CompileDiffTest, PadEveryDTypeAndFused) {
+  for (const char* dtype : {"f32", "f64", "f16", "bf16", "i32", "i64", "bool"}) {
+    Check(absl::StrCat("graph @g(%x: ", dtype, "[3,1,4]) {\n %y = pad(%x) {pads=[1,0,2,0,3,1], ",
+                       "value=-2.5} : ", dtype, "[4,4,7]\n return %y\n}"),
+          0);
+  }
+  Check(R"(graph @g(%x: f32[5,7], %b: f32[7]) {
+    %e = exp(%x) : f32[5,7]
+    %p = pad(%e) {pads=[2,1,1,3], value=0.5} : f32[8,11]
+    %s = reduce_sum(%p) {axes=[1], keepdim=true} : f32[8,1]
+    %t = transpose(%p) {perm=[1,0]} : f32[11,8]
+    %q = pad(%b) {pads=[0,4], value=nan} : f32[11]
+    %u = pad(%q) {pads=[2,2], value=1.0} : f32[15]
+    return %s, %t, %u
+  })",
+        1e-5);
+  Check(R"(graph @g(%x: f32[0,3], %y: f32[1,3]) {
+    %a = pad(%x) {pads=[2,0,0,1], value=3.0} : f32[2,4]
+    %b = pad(%y) {pads=[1,0,1,0], value=-1.0} : f32[3,3]
+    %c = add(%a, %a) : f32[2,4]
+    return %c, %b
   })",
         0);
 }

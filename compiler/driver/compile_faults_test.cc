@@ -47,6 +47,30 @@ TEST(CompileFaultsTest, AccuracyOnlyWhereTheOpIs) {
   EXPECT_EQ(Mismatch(kWithoutRelu, "relu:accuracy"), "");
 }
 
+// Every value-computing op carries the value faults, including those that
+// lower to other kernel IR ops (clip to maximum/minimum), a scan, and pad,
+// the one layout op that computes a value.
+TEST(CompileFaultsTest, AccuracyFiresForTheAddedOps) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"floor", "floor(%x)"},
+      {"ceil", "ceil(%x)"},
+      {"round", "round(%x)"},
+      {"clip", "clip(%x) {max=0.5, min=-0.5}"},
+      {"mod", "mod(%x, %x)"},
+      {"floordiv", "floordiv(%x, %x)"},
+      {"cumsum", "cumsum(%x) {axis=1, exclusive=false, reverse=false}"},
+      {"pad", "pad(%e) {pads=[0,0,0,0], value=0.0}"},
+  };
+  for (const auto& [op, call] : cases) {
+    SCOPED_TRACE(op);
+    const std::string text = absl::StrCat("graph @g(%x: f32[4,50]) {\n  %e = exp(%x) : f32[4,50]\n",
+                                          "  %y = ", call, " : f32[4,50]\n  %z = add(%y, %e) : ",
+                                          "f32[4,50]\n  return %z\n}");
+    EXPECT_NE(Mismatch(text, absl::StrCat(op, ":accuracy")), "");
+    EXPECT_EQ(Mismatch(kWithRelu, absl::StrCat(op, ":accuracy")), "");
+  }
+}
+
 TEST(CompileFaultsTest, DropLastAndWrongIndex) {
   EXPECT_NE(Mismatch(kSoftmax, "reduce_sum:drop_last"), "");
   EXPECT_EQ(Mismatch(kWithRelu, "reduce_sum:drop_last"), "");

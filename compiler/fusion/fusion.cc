@@ -18,6 +18,7 @@ bool IsCheap(Op op) {
 bool IsRootOnly(Op op) {
   const OpKind kind = GetOpKind(op);
   return kind == OpKind::kReduce || kind == OpKind::kMatmul || kind == OpKind::kWindow ||
+         kind == OpKind::kScan ||
          op == Op::kConcat;
 }
 
@@ -30,6 +31,7 @@ GroupKind KindOf(Op op) {
     case OpKind::kReduce: return GroupKind::kReduction;
     case OpKind::kMatmul: return GroupKind::kMatmul;
     case OpKind::kWindow: return GroupKind::kWindow;
+    case OpKind::kScan: return GroupKind::kScan;
     default: return op == Op::kConcat ? GroupKind::kConcat : GroupKind::kElementwise;
   }
 }
@@ -192,7 +194,7 @@ absl::StatusOr<FusionPlan> PlanFusion(const Graph& graph, PassContext& context) 
 std::string PrintFusionPlan(const Graph& graph, const FusionPlan& plan) {
   std::string text;
   static constexpr const char* kKinds[] = {"elementwise", "reduction", "matmul", "concat",
-                                           "window"};
+                                           "window", "scan"};
   for (size_t i = 0; i < plan.groups.size(); ++i) {
     const FusionGroup& g = plan.groups[i];
     absl::StrAppend(&text, "group ", i, " [", kKinds[static_cast<int>(g.kind)], "] ", g.detail);

@@ -3,9 +3,10 @@
 //
 // Rules (docs/COMPILER.md has the rationale):
 // - Elementwise ops, casts, full, iota and layout ops (reshape, transpose,
-//   broadcast_to, slice, squeeze, unsqueeze) fuse into their users' group when
-//   all users are in one group; layout ops act as index maps there. gather
-//   fuses the same way, an index map with a loaded position.
+//   broadcast_to, slice, squeeze, unsqueeze, pad) fuse into their users' group
+//   when all users are in one group; layout ops act as index maps there (pad:
+//   an index map and a select of its value outside the operand). gather fuses
+//   the same way, an index map with a loaded position.
 // - A node used by several groups is materialized (gets a buffer), except
 //   trivially cheap ones (layout, full, iota), which are recomputed in each.
 // - A reduction is the root of its group, with its elementwise prologue
@@ -15,10 +16,11 @@
 //   element) or its operand's shape with the reduced axes trailing and keepdim
 //   (broadcast back, as in x - max(x)): the reduction then runs once per outer
 //   iteration and is never recomputed.
-// - Matmul, concat and the window ops (conv2d, max_pool2d, avg_pool2d) are
-//   roots of their own groups; the operands of a matmul or a window op fuse
-//   only cheap layout ops (a transposed operand becomes strides), since
-//   their elements are read many times.
+// - Matmul, concat, cumsum and the window ops (conv2d, max_pool2d,
+//   avg_pool2d) are roots of their own groups; the operands of a matmul or a
+//   window op fuse only cheap layout ops (a transposed operand becomes
+//   strides), since their elements are read many times; a cumsum's its
+//   elementwise prologue, as a reduction's.
 // - Graph outputs, inputs and constants are always materialized.
 // Every fusion decision is an optional application of pass "fuse"
 // (PassContext::ShouldApply), so bisection can find a bad one; a refused
@@ -37,7 +39,7 @@
 
 namespace rk::compiler::fusion {
 
-enum class GroupKind { kElementwise, kReduction, kMatmul, kConcat, kWindow };
+enum class GroupKind { kElementwise, kReduction, kMatmul, kConcat, kWindow, kScan };
 
 struct FusionGroup {
   GroupKind kind = GroupKind::kElementwise;

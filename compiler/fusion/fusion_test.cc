@@ -96,5 +96,20 @@ TEST(FusionTest, WindowOpsRootTheirGroupsAndFuseOnlyLayoutOperands) {
   EXPECT_EQ(plan.groups[3].kind, GroupKind::kWindow);
 }
 
+TEST(FusionTest, CumsumRootsItsGroupAndPadFusesAsAnIndexMap) {
+  FusionPlan plan = Plan(R"(graph @g(%x: f32[4,8]) {
+    %e = exp(%x) : f32[4,8]
+    %c = cumsum(%e) {axis=1, exclusive=false, reverse=false} : f32[4,8]
+    %p = pad(%c) {pads=[1,0,0,2], value=0.0} : f32[5,10]
+    %n = neg(%p) : f32[5,10]
+    return %n
+  })");
+  ASSERT_EQ(plan.groups.size(), 2u);
+  EXPECT_EQ(plan.groups[0].kind, GroupKind::kScan);
+  EXPECT_EQ(plan.groups[0].detail, "%c (cumsum) <- %e (exp)");
+  EXPECT_EQ(plan.groups[1].kind, GroupKind::kElementwise);
+  EXPECT_EQ(plan.groups[1].detail, "%n (neg) <- %p (pad)");
+}
+
 }  // namespace
 }  // namespace rk::compiler::fusion

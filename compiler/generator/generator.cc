@@ -48,6 +48,7 @@ class OpBuilder {
       case OpKind::kSelect: return Where();
       case OpKind::kCast: return Cast();
       case OpKind::kReduce: return Reduce(op);
+      case OpKind::kScan: return Scan(op);
       case OpKind::kLayout: return Layout(op);
       case OpKind::kMatmul: return Matmul();
       case OpKind::kGather: return Gather();
@@ -79,7 +80,7 @@ class OpBuilder {
   }
 
   absl::Status Unary(Op op) {
-    const bool ints_ok = op == Op::kNeg || op == Op::kAbs;
+    const bool ints_ok = op == Op::kNeg || op == Op::kAbs || op == Op::kClip;
     int v;
     RK_ASSIGN_OR_RETURN(v, Operand(rng_.Chance(0.8) ? IsFloatValue : IsNumeric, ctx_.RandomFloatDType(), 0,
                          false));
@@ -87,7 +88,27 @@ class OpBuilder {
       RK_ASSIGN_OR_RETURN(v, ctx_.Convert(v, ctx_.RandomFloatDType()));
     }
     RK_ASSIGN_OR_RETURN(v, ctx_.Fit(op, 0, v, ctx_.type(v)));
+    if (op == Op::kClip) return ctx_.EmitBounded(op, {v}, ClipBounds()).status();
     return ctx_.EmitBounded(op, {v}).status();
+  }
+
+  // Each bound present with probability 0.7, in order when both are; values
+  // every dtype holds exactly.
+  compiler::Attributes ClipBounds() {
+    constexpr double kBounds[] = {-3, -1, -0.5, 0, 0.5, 1, 2};
+    std::vector<double> bounds;
+    for (int i = 0; i < 2; ++i) {
+      if (rng_.Chance(0.7)) bounds.push_back(rng_.Pick(kBounds));
+    }
+    std::sort(bounds.begin(), bounds.end());
+    compiler::Attributes attrs;
+    if (bounds.size() == 2) {
+      attrs.Set("min", bounds[0]);
+      attrs.Set("max", bounds[1]);
+    } else if (bounds.size() == 1) {
+      attrs.Set(rng_.Chance(0.5) ? "min" : "max", bounds[0]);
+    }
+    return attrs;
   }
 
   absl::Status Binary(Op op) {
@@ -107,6 +128,9 @@ class OpBuilder {
     if (rng_.Chance(0.3)) std::swap(a, b);
     RK_ASSIGN_OR_RETURN(a, ctx_.Fit(op, 0, a, ctx_.type(a)));
     RK_ASSIGN_OR_RETURN(b, ctx_.Fit(op, 1, b, ctx_.type(b)));
+    // mod and floordiv need exact operands, which rescaling would not keep;
+    // their divisor guard bounds the result instead (value_range.h).
+    if (op == Op::kMod || op == Op::kFloorDiv) return ctx_.Emit(op, {a, b}).status();
     return ctx_.EmitBounded(op, {a, b}).status();
   }
 
@@ -203,11 +227,24 @@ class OpBuilder {
         .status();
   }
 
+  absl::Status Scan(Op op) {
+    int v;
+    RK_ASSIGN_OR_RETURN(v, Operand(IsNumeric, ctx_.RandomFloatDType(), 1, false));
+    const int rank = ctx_.type(v).shape.rank();
+    const int64_t axis = static_cast<int64_t>(rng_.Below(rank)) - (rng_.Chance(0.2) ? rank : 0);
+    const bool exclusive = rng_.Chance(0.3);
+    const bool reverse = rng_.Chance(0.3);
+    return ctx_.EmitBounded(op, {v}, {{"axis", axis}, {"exclusive", exclusive}, {"reverse", reverse}})
+        .status();
+  }
+
   absl::Status Layout(Op op) {
     const auto any = [](const ValueFacts&) { return true; };
     int v;
     RK_ASSIGN_OR_RETURN(v, Operand(any, ctx_.RandomDType(),
-                         op == Op::kTranspose ? 2 : (op == Op::kSlice || op == Op::kConcat) ? 1 : 0,
+                         op == Op::kTranspose                                          ? 2
+                         : (op == Op::kSlice || op == Op::kConcat || op == Op::kPad) ? 1
+                                                                                      : 0,
                          false));
     const Shape s = ctx_.type(v).shape;
     const int rank = s.rank();
@@ -230,6 +267,7 @@ class OpBuilder {
         return ctx_.Derive(v, Shape(dims)).status();
       }
       case Op::kConcat: return Concat(v);
+      case Op::kPad: return Pad(v);
       case Op::kSqueeze: return Squeeze(v);
       case Op::kUnsqueeze: {
         const int added = static_cast<int>(rng_.Range(1, 2));
@@ -295,6 +333,21 @@ class OpBuilder {
     return ctx_.EmitBounded(Op::kConcat, parts, {{"axis", axis_attr}}).status();
   }
 
+  // Up to 2 elements before and after on about half the axes; a value of
+  // the operand's kind.
+  absl::Status Pad(int v) {
+    const TensorType t = ctx_.type(v);
+    const int rank = t.shape.rank();
+    std::vector<int64_t> pads(2 * rank, 0);
+    for (int64_t& p : pads) p = rng_.Chance(0.5) ? rng_.Range(1, 2) : 0;
+    constexpr double kFloatValues[] = {0, 1, -1, 0.5, -2.5};
+    constexpr double kIntValues[] = {0, 1, -3};
+    const double value = IsFloat(t.dtype)               ? rng_.Pick(kFloatValues)
+                         : compiler::IsInteger(t.dtype) ? rng_.Pick(kIntValues)
+                                                        : static_cast<double>(rng_.Below(2));
+    return ctx_.Emit(Op::kPad, {v}, {{"pads", pads}, {"value", value}}).status();
+  }
+
   absl::Status Squeeze(int v) {
     const Shape s = ctx_.type(v).shape;
     std::vector<int64_t> ones;
@@ -330,6 +383,8 @@ class OpBuilder {
     std::vector<int64_t> dims = partner_batch.dims();
     dims.push_back(k);
     dims.push_back(n);
+    // The right operand may be a new input, which no Emit size check sees.
+    if (Shape(dims).num_elements() > max()) return Skip("matmul operand too large");
     int b = -1;
     if (rng_.Chance(0.3)) {
       b = ctx_.Pick([&](const ValueFacts& f) {

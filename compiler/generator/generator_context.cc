@@ -474,6 +474,19 @@ absl::StatusOr<int> GenContext::MakePositive(int v) {
   return Emit(Op::kAdd, {*x, *offset});
 }
 
+absl::StatusOr<int> GenContext::AwayFromZero(int v, double bound) {
+  // abs, maximum and neg are exact, so an exact v stays exact; the constant
+  // is at least twice `bound`, which the ranges' widening cannot undo.
+  constexpr double kFloors[] = {1, 2, 3};
+  const DType dtype = type(v).dtype;
+  absl::StatusOr<int> x = Emit(Op::kAbs, {v});
+  absl::StatusOr<int> floor = ScalarFull(dtype, std::max(2 * bound, 0.5) * rng_.Pick(kFloors));
+  if (!x.ok() || !floor.ok()) return !x.ok() ? x : floor;
+  x = Emit(Op::kMaximum, {*x, *floor});
+  if (x.ok() && rng_.Chance(0.3)) x = Emit(Op::kNeg, {*x});
+  return x;
+}
+
 absl::StatusOr<int> GenContext::Fit(Op op, int index, int v, const TensorType& result) {
   for (int round = 0; round < 4; ++round) {
     const ValueFacts f = facts(v);
@@ -487,6 +500,8 @@ absl::StatusOr<int> GenContext::Fit(Op op, int index, int v, const TensorType& r
     } else if (op == Op::kReciprocal || op == Op::kDiv) {
       x = MakePositive(v);
       if (x.ok() && rng_.Chance(0.3)) x = Emit(Op::kNeg, {*x});
+    } else if ((op == Op::kMod || op == Op::kFloorDiv) && index == 1 && is_float && f.exact) {
+      x = AwayFromZero(v, MinDivisor(op));
     } else if (op == Op::kPow && index == 0) {
       x = Squash(v, 2);
       if (x.ok()) x = Emit(Op::kExp, {*x});

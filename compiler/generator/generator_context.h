@@ -82,6 +82,8 @@ class GenContext {
   // --- Guards (float unless noted).
   absl::StatusOr<int> Squash(int v, double bound);  // MaxAbs <= bound (ints: clamp)
   absl::StatusOr<int> MakePositive(int v);          // lo >= kMinPositive
+  // |v| >= bound everywhere, keeping an exact v exact (a divisor's guard).
+  absl::StatusOr<int> AwayFromZero(int v, double bound);
   absl::StatusOr<int> ScalarFull(compiler::DType dtype, double value);
 
   // A source node (full, iota or constant) of `type`.

@@ -77,6 +77,9 @@ ValueRange UnaryRange(Op op, ValueRange x) {
     case Op::kSin:
     case Op::kCos: return {-1, 1};
     case Op::kGelu: return {x.lo >= 0 ? 0.0 : -0.17, std::max(x.hi, 0.0)};
+    case Op::kFloor: return {std::floor(x.lo), std::floor(x.hi)};
+    case Op::kCeil: return {std::ceil(x.lo), std::ceil(x.hi)};
+    case Op::kRound: return {std::floor(x.lo), std::ceil(x.hi)};  // halves go either way
     default: return x;
   }
 }
@@ -97,8 +100,31 @@ ValueRange BinaryRange(Op op, const ValueFacts& a, const ValueFacts& b, DType dt
       return Corners(x.lo, x.hi, y.lo, y.hi, Pow);
     case Op::kMaximum: return {std::max(x.lo, y.lo), std::max(x.hi, y.hi)};
     case Op::kMinimum: return {std::min(x.lo, y.lo), std::min(x.hi, y.hi)};
+    case Op::kMod:
+      // Between 0 and the divisor (0 for an integer divisor of 0).
+      return {std::min(0.0, y.lo), std::max(0.0, y.hi)};
+    case Op::kFloorDiv: {
+      if (compiler::IsInteger(dtype)) return {-x.MaxAbs(), x.MaxAbs()};
+      if (y.lo <= 0 && y.hi >= 0) return {-kInf, kInf};
+      const ValueRange q = Corners(x.lo, x.hi, y.lo, y.hi, Div);
+      return {std::floor(q.lo), std::floor(q.hi)};
+    }
     default: return {-kInf, kInf};
   }
+}
+
+// clip: the operand's range with both ends clamped to the present bounds
+// (converted to an integer dtype as a cast would: truncated).
+ValueRange ClipRange(ValueRange x, const Attributes& attrs, DType dtype) {
+  const auto bound = [&](const char* name, double fallback) {
+    if (!attrs.Has(name)) return fallback;
+    const double b = attrs.GetFloat(name).value_or(fallback);
+    return compiler::IsInteger(dtype) ? std::trunc(b) : b;
+  };
+  const double lo = bound("min", -kInf);
+  const double hi = bound("max", kInf);
+  const auto clamp = [&](double v) { return std::min(std::max(v, lo), hi); };
+  return {clamp(x.lo), clamp(x.hi)};
 }
 
 ValueRange CompositeRange(Op op, absl::Span<const ValueFacts> in, const Attributes& attrs) {
@@ -179,7 +205,9 @@ ValueRange RawRange(Op op, absl::Span<const ValueFacts> in, const Attributes& at
       }
       return {-kInf, kInf};
     }
-    case OpKind::kUnary: return UnaryRange(op, in[0].range);
+    case OpKind::kUnary:
+      if (op == Op::kClip) return ClipRange(in[0].range, attrs, result.dtype);
+      return UnaryRange(op, in[0].range);
     case OpKind::kBinary: return BinaryRange(op, in[0], in[1], result.dtype);
     case OpKind::kSelect: return Union(in.subspan(1));
     case OpKind::kCast:
@@ -195,7 +223,22 @@ ValueRange RawRange(Op op, absl::Span<const ValueFacts> in, const Attributes& at
                                         std::max(0.0, n * in[0].range.hi)};
       return in[0].range;
     }
-    case OpKind::kLayout: return Union(in);
+    case OpKind::kScan: {
+      // A prefix of up to n elements (or none: an exclusive scan's 0).
+      int axis = static_cast<int>(attrs.GetInt("axis").value_or(0));
+      if (axis < 0) axis += in[0].type.shape.rank();
+      const double n = static_cast<double>(in[0].type.shape.dim(axis));
+      return {std::min(0.0, n * in[0].range.lo), std::max(0.0, n * in[0].range.hi)};
+    }
+    case OpKind::kLayout: {
+      ValueRange r = Union(in);
+      if (op == Op::kPad) {
+        double v = attrs.GetFloat("value").value_or(0);
+        if (compiler::IsInteger(result.dtype)) v = std::isfinite(v) ? std::trunc(v) : 0.0;
+        r = {std::min(r.lo, v), std::max(r.hi, v)};
+      }
+      return r;
+    }
     case OpKind::kMatmul: {
       const ValueRange x = in[0].range;
       const ValueRange y = in[1].range;
@@ -218,6 +261,8 @@ bool AllExact(absl::Span<const ValueFacts> in) {
 
 double ValueRange::MaxAbs() const { return std::max(std::fabs(lo), std::fabs(hi)); }
 
+double MinDivisor(Op op) { return op == Op::kFloorDiv ? 1.0 : kMinPositive; }
+
 ValueRange InferRange(Op op, absl::Span<const ValueFacts> operands, const Attributes& attrs,
                       const TensorType& result) {
   if (result.dtype == DType::kBool) return {0, 1};
@@ -235,7 +280,9 @@ bool InferExact(Op op, absl::Span<const ValueFacts> operands, const TensorType& 
     case OpKind::kCast:
     case OpKind::kLayout:
     case OpKind::kGather: return true;
-    case OpKind::kUnary: return op == Op::kNeg || op == Op::kAbs || op == Op::kRelu;
+    case OpKind::kUnary:
+      return op == Op::kNeg || op == Op::kAbs || op == Op::kRelu || op == Op::kFloor ||
+             op == Op::kCeil || op == Op::kRound || op == Op::kClip;
     case OpKind::kBinary: return op == Op::kMaximum || op == Op::kMinimum;
     case OpKind::kReduce: return op == Op::kReduceMax || op == Op::kReduceMin;
     case OpKind::kWindow: return op == Op::kMaxPool2d;
@@ -257,6 +304,18 @@ bool OperandDomainOk(Op op, int index, const ValueFacts& x, const TensorType& re
     case Op::kPow:
       return index == 0 ? (r.lo >= kMinPositive && r.hi <= 8) : r.MaxAbs() <= 3;
     case Op::kExp: return r.hi <= kMaxExpArgument;
+    // Discontinuous: a last-bit difference in a float operand could move the
+    // result by a whole step.
+    case Op::kFloor:
+    case Op::kCeil:
+    case Op::kRound: return x.exact;
+    case Op::kMod:
+    case Op::kFloorDiv: {
+      if (!is_float) return true;
+      if (!x.exact) return false;
+      const double away = MinDivisor(op);
+      return index == 0 || r.lo >= away || r.hi <= -away;
+    }
     case Op::kSin:
     case Op::kCos: return r.MaxAbs() <= 100;
     case Op::kLayerNorm:

@@ -62,6 +62,10 @@ inline constexpr double kMaxExpArgument = 6.0;
 // Smallest magnitude of log/sqrt/rsqrt/pow/reciprocal/div operands.
 inline constexpr double kMinPositive = 0.1;
 
+// Smallest magnitude of a float divisor of mod (kMinPositive) or floordiv
+// (1, so that a quotient stays within kMaxMagnitude).
+double MinDivisor(compiler::Op op);
+
 }  // namespace rk::compiler::generator
 
 #endif  // REPROKIT_COMPILER_GENERATOR_VALUE_RANGE_H_

@@ -113,5 +113,55 @@ TEST(ValueRangeTest, ExactnessFollowsTheOps) {
                          TensorType(DType::kI32, Shape{4})));
 }
 
+TEST(ValueRangeTest, RoundingAndFloorDivision) {
+  const TensorType f32(DType::kF32, Shape{4});
+  ValueRange r = InferRange(Op::kFloor, {Facts(-1.5, 2.5)}, {}, f32);
+  EXPECT_LE(r.lo, -2);
+  EXPECT_GE(r.hi, 2);
+  r = InferRange(Op::kRound, {Facts(2.5, 3.5)}, {}, f32);  // half to even: 2 and 4
+  EXPECT_LE(r.lo, 2);
+  EXPECT_GE(r.hi, 4);
+  r = InferRange(Op::kClip, {Facts(-5, 5)}, {{"min", -1.0}, {"max", 2.0}}, f32);
+  EXPECT_LE(r.lo, -1);
+  EXPECT_GE(r.hi, 2);
+  EXPECT_LT(r.hi, 2.1);
+  r = InferRange(Op::kClip, {Facts(-5, 5, true, DType::kI32)}, {{"max", 2.7}},
+                 TensorType(DType::kI32, Shape{4}));
+  EXPECT_EQ(r.lo, -5);
+  EXPECT_EQ(r.hi, 2);
+  r = InferRange(Op::kMod, {Facts(-9, 9), Facts(-3, -2)}, {}, f32);
+  EXPECT_LE(r.lo, -3);
+  EXPECT_GE(r.hi, 0);
+  r = InferRange(Op::kFloorDiv, {Facts(-9, 9), Facts(2, 3)}, {}, f32);
+  EXPECT_LE(r.lo, -5);  // floor(-9 / 2)
+  EXPECT_GE(r.hi, 4);
+  r = InferRange(Op::kFloorDiv, {Facts(-9, 9, true, DType::kI64), Facts(-3, 3, true, DType::kI64)},
+                 {}, TensorType(DType::kI64, Shape{4}));
+  EXPECT_EQ(r.lo, -9);  // INT_MIN floordiv -1 keeps the magnitude
+  EXPECT_EQ(r.hi, 9);
+}
+
+TEST(ValueRangeTest, CumsumAndPad) {
+  const TensorType f32(DType::kF32, Shape{3, 5});
+  const ValueFacts x = Facts(-1, 2, true, DType::kF32, Shape{3, 5});
+  ValueRange r = InferRange(Op::kCumsum, {x}, {{"axis", int64_t{-1}}}, f32);
+  EXPECT_LE(r.lo, -5);  // up to 5 elements summed
+  EXPECT_GE(r.hi, 10);
+  r = InferRange(Op::kCumsum, {Facts(1, 2, true, DType::kF32, Shape{3, 5})}, {{"axis", int64_t{0}}},
+                 f32);
+  EXPECT_LE(r.lo, 0);  // an exclusive scan starts at 0
+  EXPECT_GE(r.hi, 6);
+  r = InferRange(Op::kPad, {Facts(1, 2)}, {{"pads", std::vector<int64_t>{1, 1}}, {"value", -3.0}},
+                 TensorType(DType::kF32, Shape{6}));
+  EXPECT_LE(r.lo, -3);
+  EXPECT_GE(r.hi, 2);
+  r = InferRange(Op::kPad, {Facts(1, 2, true, DType::kI32)},
+                 {{"pads", std::vector<int64_t>{1, 1}}, {"value", 7.9}},
+                 TensorType(DType::kI32, Shape{6}));
+  EXPECT_EQ(r.hi, 7);
+  EXPECT_TRUE(InferExact(Op::kPad, {Facts(1, 2)}, f32));
+  EXPECT_FALSE(InferExact(Op::kCumsum, {x}, f32));
+}
+
 }  // namespace
 }  // namespace rk::compiler::generator

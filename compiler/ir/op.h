@@ -20,6 +20,7 @@ enum class OpKind {
   kSelect,
   kCast,
   kReduce,
+  kScan,
   kLayout,
   kMatmul,
   kGather,

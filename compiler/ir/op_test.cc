@@ -32,6 +32,8 @@ TEST(OpTest, ArityAndKind) {
   EXPECT_EQ(GetOpKind(Op::kGe), OpKind::kCompare);
   EXPECT_EQ(GetOpKind(Op::kNot), OpKind::kLogic);
   EXPECT_EQ(GetOpKind(Op::kArgmax), OpKind::kReduce);
+  EXPECT_EQ(GetOpKind(Op::kCumsum), OpKind::kScan);
+  EXPECT_EQ(GetOpKind(Op::kPad), OpKind::kLayout);
   EXPECT_EQ(GetOpKind(Op::kMatmul), OpKind::kMatmul);
   EXPECT_EQ(GetOpKind(Op::kSoftmax), OpKind::kComposite);
 }
@@ -44,6 +46,8 @@ TEST(OpTest, Elementwise) {
   EXPECT_TRUE(IsElementwise(Op::kNot));
   EXPECT_FALSE(IsElementwise(Op::kReduceSum));
   EXPECT_FALSE(IsElementwise(Op::kReshape));
+  EXPECT_FALSE(IsElementwise(Op::kCumsum));
+  EXPECT_FALSE(IsElementwise(Op::kPad));
   EXPECT_FALSE(IsElementwise(Op::kGelu));  // a composite, lowered before fusion
   EXPECT_FALSE(IsElementwise(Op::kConstant));
 }

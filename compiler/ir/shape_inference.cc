@@ -23,13 +23,15 @@ namespace {
 
 // ---------------------------------------------------------------------------
 // Attribute schemas: which attributes each op takes. Every listed attribute is
-// required and no other is accepted, so each op has exactly one spelling.
+// required unless marked optional (clip's bounds: absent means unbounded), and
+// no other is accepted, so each op has exactly one spelling.
 
 enum class AttrKind { kInt, kFloat, kBool, kInts, kDType, kTensor };
 
 struct AttrSpec {
   const char* name;
   AttrKind kind;
+  bool optional = false;
 };
 
 std::vector<AttrSpec> AttrSchema(Op op) {
@@ -39,11 +41,14 @@ std::vector<AttrSpec> AttrSchema(Op op) {
     case Op::kFull: return {{"value", K::kFloat}, {"dtype", K::kDType}, {"shape", K::kInts}};
     case Op::kIota: return {{"axis", K::kInt}, {"dtype", K::kDType}, {"shape", K::kInts}};
     case Op::kCast: return {{"dtype", K::kDType}};
+    case Op::kClip: return {{"min", K::kFloat, true}, {"max", K::kFloat, true}};
     case Op::kReduceSum:
     case Op::kReduceMean:
     case Op::kReduceMax:
     case Op::kReduceMin: return {{"axes", K::kInts}, {"keepdim", K::kBool}};
     case Op::kArgmax: return {{"axis", K::kInt}, {"keepdim", K::kBool}};
+    case Op::kCumsum: return {{"axis", K::kInt}, {"exclusive", K::kBool}, {"reverse", K::kBool}};
+    case Op::kPad: return {{"pads", K::kInts}, {"value", K::kFloat}};
     case Op::kReshape:
     case Op::kBroadcastTo: return {{"shape", K::kInts}};
     case Op::kTranspose: return {{"perm", K::kInts}};
@@ -105,7 +110,9 @@ absl::Status CheckAttributes(Op op, const Attributes& attrs) {
     }
   }
   for (const AttrSpec& spec : schema) {
-    if (!attrs.Has(spec.name)) return OpError(op, "missing attribute '", spec.name, "'");
+    if (!spec.optional && !attrs.Has(spec.name)) {
+      return OpError(op, "missing attribute '", spec.name, "'");
+    }
   }
   return absl::OkStatus();
 }
@@ -165,13 +172,21 @@ absl::StatusOr<TensorType> InferSource(Op op, const Attributes& attrs) {
   return TensorType(dtype, shape);
 }
 
-bool UnaryAcceptsIntegers(Op op) { return op == Op::kNeg || op == Op::kAbs; }
+bool UnaryAcceptsIntegers(Op op) { return op == Op::kNeg || op == Op::kAbs || op == Op::kClip; }
 
-absl::StatusOr<TensorType> InferUnary(Op op, const TensorType& x) {
+absl::StatusOr<TensorType> InferUnary(Op op, const TensorType& x, const Attributes& attrs) {
   if (UnaryAcceptsIntegers(op)) {
     RK_RETURN_IF_ERROR(RequireNumeric(op, x));
   } else {
     RK_RETURN_IF_ERROR(RequireFloat(op, x));
+  }
+  if (op == Op::kClip) {
+    // A NaN bound would make every element NaN: no program means that.
+    for (const char* bound : {"min", "max"}) {
+      if (attrs.Has(bound) && std::isnan(attrs.GetFloat(bound).value())) {
+        return OpError(op, bound, " must not be NaN");
+      }
+    }
   }
   return x;
 }
@@ -259,6 +274,14 @@ absl::StatusOr<TensorType> InferReduce(Op op, const TensorType& x, const Attribu
   return TensorType(op == Op::kArgmax ? DType::kI64 : x.dtype, Shape(std::move(dims)));
 }
 
+// cumsum: a float or integer operand and an axis of it (so rank >= 1).
+absl::StatusOr<TensorType> InferScan(Op op, const TensorType& x, const Attributes& attrs) {
+  RK_RETURN_IF_ERROR(RequireNumeric(op, x));
+  absl::StatusOr<int> axis = NormalizeAxis(attrs.GetInt("axis").value(), x.shape.rank());
+  if (!axis.ok()) return WithOp(op, axis.status());
+  return x;
+}
+
 absl::StatusOr<TensorType> InferMatmul(Op op, const TensorType& a, const TensorType& b) {
   RK_RETURN_IF_ERROR(RequireSameDType(op, a, b));
   RK_RETURN_IF_ERROR(RequireNumeric(op, a));
@@ -341,13 +364,14 @@ absl::StatusOr<TensorType> InferChecked(Op op, absl::Span<const TensorType> oper
                                         const Attributes& attrs) {
   switch (GetOpKind(op)) {
     case OpKind::kSource: return InferSource(op, attrs);
-    case OpKind::kUnary: return InferUnary(op, operands[0]);
+    case OpKind::kUnary: return InferUnary(op, operands[0], attrs);
     case OpKind::kBinary: return InferBinary(op, operands[0], operands[1]);
     case OpKind::kCompare: return InferCompare(op, operands[0], operands[1]);
     case OpKind::kLogic: return InferLogic(op, operands);
     case OpKind::kSelect: return InferWhere(op, operands);
     case OpKind::kCast: return TensorType(attrs.GetDType("dtype").value(), operands[0].shape);
     case OpKind::kReduce: return InferReduce(op, operands[0], attrs);
+    case OpKind::kScan: return InferScan(op, operands[0], attrs);
     case OpKind::kLayout: return InferLayout(op, operands, attrs);
     case OpKind::kMatmul: return InferMatmul(op, operands[0], operands[1]);
     case OpKind::kGather: return InferGather(op, operands[0], operands[1], attrs);

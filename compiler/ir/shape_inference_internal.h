@@ -36,7 +36,7 @@ absl::Status CheckDims(Op op, absl::Span<const int64_t> dims, const std::string&
 absl::StatusOr<std::vector<int>> NormalizeAxes(Op op, absl::Span<const int64_t> axes, int rank);
 
 // InferType for ops of kind kLayout (reshape, transpose, broadcast_to, slice,
-// concat, squeeze, unsqueeze). Attributes are already schema-checked.
+// concat, squeeze, unsqueeze, pad). Attributes are already schema-checked.
 absl::StatusOr<TensorType> InferLayout(Op op, absl::Span<const TensorType> operands,
                                        const Attributes& attrs);
 

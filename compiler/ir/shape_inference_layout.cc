@@ -1,5 +1,5 @@
 // InferType for the layout ops: reshape, transpose, broadcast_to, slice,
-// concat, squeeze and unsqueeze. None of them changes the dtype.
+// concat, squeeze, unsqueeze and pad. None of them changes the dtype.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -140,6 +140,28 @@ absl::StatusOr<TensorType> InferUnsqueeze(Op op, const TensorType& x, const Attr
   return TensorType(x.dtype, Shape(std::move(dims)));
 }
 
+// pads: every axis's leading count, then every axis's trailing count, each
+// >= 0 (at most 2^40, the element limit of a type, so sums never overflow).
+absl::StatusOr<TensorType> InferPad(Op op, const TensorType& x, const Attributes& attrs) {
+  const std::vector<int64_t> pads = attrs.GetInts("pads").value();
+  const int rank = x.shape.rank();
+  if (static_cast<int>(pads.size()) != 2 * rank) {
+    return OpError(op, "pads needs 2 entries per axis of ", x.ToString(), " (", 2 * rank,
+                   "), got ", pads.size());
+  }
+  constexpr int64_t kMaxPad = int64_t{1} << 40;
+  std::vector<int64_t> dims = x.shape.dims();
+  for (int i = 0; i < rank; ++i) {
+    const int64_t begin = pads[i], end = pads[rank + i];
+    if (begin < 0 || end < 0 || begin > kMaxPad || end > kMaxPad) {
+      return OpError(op, "axis ", i, ": pads must be in [0, 2^40], got ", begin, " and ", end);
+    }
+    dims[i] += begin + end;
+  }
+  RK_RETURN_IF_ERROR(CheckDims(op, dims, "result"));
+  return TensorType(x.dtype, Shape(std::move(dims)));
+}
+
 }  // namespace
 
 absl::StatusOr<TensorType> InferLayout(Op op, absl::Span<const TensorType> operands,
@@ -152,6 +174,7 @@ absl::StatusOr<TensorType> InferLayout(Op op, absl::Span<const TensorType> opera
     case Op::kConcat: return InferConcat(op, operands, attrs);
     case Op::kSqueeze: return InferSqueeze(op, operands[0], attrs);
     case Op::kUnsqueeze: return InferUnsqueeze(op, operands[0], attrs);
+    case Op::kPad: return InferPad(op, operands[0], attrs);
     default: break;
   }
   return absl::InternalError(absl::StrCat(std::string(OpName(op)), ": not a layout op"));

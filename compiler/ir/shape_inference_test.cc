@@ -1,5 +1,6 @@
 #include "compiler/ir/shape_inference.h"
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -83,7 +84,7 @@ TEST(ShapeInferenceTest, Unary) {
     SCOPED_TRACE(std::string(OpName(op)));
     EXPECT_EQ(Infer(op, {F32({2, 3})}), "f32[2,3]");
     EXPECT_EQ(Infer(op, {TensorType(DType::kF16, {})}), "f16[]");
-    const bool ints = op == Op::kNeg || op == Op::kAbs;
+    const bool ints = op == Op::kNeg || op == Op::kAbs || op == Op::kClip;
     EXPECT_EQ(Fails(op, {I32({2})}), !ints);
     EXPECT_TRUE(Fails(op, {Bool({2})}));
     EXPECT_TRUE(Fails(op, {F32({2}), F32({2})}));
@@ -94,6 +95,42 @@ TEST(ShapeInferenceTest, Unary) {
   EXPECT_EQ(Infer(Op::kRelu, {F32({2})}, {{"axis", int64_t{0}}}),
             "error: relu: unknown attribute 'axis'");
   EXPECT_EQ(Infer(Op::kRelu, {F32({2, -1})}), "error: relu: negative dimension in operand 0 [2,-1]");
+}
+
+TEST(ShapeInferenceTest, Cumsum) {
+  const Attributes attrs = {{"axis", int64_t{-1}}, {"exclusive", true}, {"reverse", false}};
+  EXPECT_EQ(Infer(Op::kCumsum, {F32({2, 3})}, attrs), "f32[2,3]");
+  EXPECT_EQ(Infer(Op::kCumsum, {I32({4})}, attrs), "i32[4]");
+  EXPECT_EQ(Infer(Op::kCumsum, {Bool({4})}, attrs),
+            "error: cumsum: expects a float or integer operand, got bool[4]");
+  EXPECT_EQ(Infer(Op::kCumsum, {F32({})}, attrs), "error: cumsum: axis -1 out of range for rank 0");
+  EXPECT_EQ(Infer(Op::kCumsum, {F32({2})}, {{"axis", int64_t{0}}, {"exclusive", true}}),
+            "error: cumsum: missing attribute 'reverse'");
+}
+
+TEST(ShapeInferenceTest, Pad) {
+  EXPECT_EQ(Infer(Op::kPad, {F32({2, 3})}, {{"pads", Ints{1, 0, 2, 3}}, {"value", 0.0}}),
+            "f32[5,6]");
+  EXPECT_EQ(Infer(Op::kPad, {Bool({})}, {{"pads", Ints{}}, {"value", int64_t{1}}}), "bool[]");
+  EXPECT_EQ(Infer(Op::kPad, {F32({2})}, {{"pads", Ints{1}}, {"value", 0.0}}),
+            "error: pad: pads needs 2 entries per axis of f32[2] (2), got 1");
+  EXPECT_EQ(Infer(Op::kPad, {F32({2})}, {{"pads", Ints{1, -1}}, {"value", 0.0}}),
+            "error: pad: axis 0: pads must be in [0, 2^40], got 1 and -1");
+  EXPECT_TRUE(Fails(Op::kPad, {F32({2})}, {{"pads", Ints{0, int64_t{1} << 50}}, {"value", 0.0}}));
+  EXPECT_TRUE(Fails(Op::kPad, {F32({2})}, {{"pads", Ints{0, 0}}}));
+}
+
+TEST(ShapeInferenceTest, ClipBoundsAreOptionalFloats) {
+  EXPECT_EQ(Infer(Op::kClip, {F32({2})}, {{"min", -1.0}, {"max", 1.0}}), "f32[2]");
+  EXPECT_EQ(Infer(Op::kClip, {I32({2})}, {{"max", int64_t{3}}}), "i32[2]");
+  EXPECT_EQ(Infer(Op::kClip, {F32({2})}, {{"min", 2.0}, {"max", 1.0}}), "f32[2]");
+  EXPECT_EQ(Infer(Op::kClip, {F32({2})}, {{"min", true}}),
+            "error: clip: attribute 'min' must be a float");
+  EXPECT_EQ(Infer(Op::kClip, {F32({2})}, {{"max", std::nan("")}}),
+            "error: clip: max must not be NaN");
+  EXPECT_EQ(Infer(Op::kClip, {F32({2})}, {{"lo", 1.0}}), "error: clip: unknown attribute 'lo'");
+  EXPECT_EQ(Infer(Op::kClip, {Bool({2})}, {{"min", 0.0}}),
+            "error: clip: expects a float or integer operand, got bool[2]");
 }
 
 TEST(ShapeInferenceTest, Binary) {

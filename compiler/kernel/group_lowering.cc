@@ -61,7 +61,7 @@ DType KernelLowering::AccumulatorType(Op op, DType dtype) const {
   if (!IsFloat(dtype)) return dtype;
   if (dtype == DType::kF64) return DType::kF64;
   const bool sum = op == Op::kReduceSum || op == Op::kReduceMean || op == Op::kMatmul ||
-                   op == Op::kConv2d || op == Op::kAvgPool2d;
+                   op == Op::kConv2d || op == Op::kAvgPool2d || op == Op::kCumsum;
   if (sum && !options_.fast_math && !options_.low_precision) return DType::kF64;
   return DType::kF32;
 }
@@ -197,6 +197,7 @@ absl::Status KernelLowering::LowerGroup(const fusion::FusionGroup& group) {
     case fusion::GroupKind::kMatmul: return LowerMatmul(group);
     case fusion::GroupKind::kConcat: return LowerConcat(group);
     case fusion::GroupKind::kWindow: return LowerWindow(group);
+    case fusion::GroupKind::kScan: return LowerScan(group);
   }
   return absl::InternalError("unknown group kind");
 }
@@ -276,6 +277,60 @@ absl::Status KernelLowering::LowerConcat(const fusion::FusionGroup& group) {
     for (Stmt& s : loops) kernel_.body.push_back(std::move(s));
     offset += in.dim(axis);
   }
+  return error_;
+}
+
+// cumsum: loops over every axis but the scanned one (independent rows, the
+// outermost may run on threads), and per row an accumulator (the sum's dtype,
+// f64 for floats unless fast_math or low_precision) updated left to right
+// along the axis, or right to left with reverse, storing its value after each
+// update (before it, exclusive).
+absl::Status KernelLowering::LowerScan(const fusion::FusionGroup& group) {
+  const Node& node = graph_.node(group.root);
+  const Shape& shape = node.type.shape;
+  const DType dtype = node.type.dtype;
+  const int axis = NormalizeAxis(node.attrs.GetInt("axis").value_or(0), shape.rank()).value_or(0);
+  const bool exclusive = node.attrs.GetBool("exclusive").value_or(false);
+  const bool reverse = node.attrs.GetBool("reverse").value_or(false);
+  const int64_t n = shape.dim(axis);
+  const int32_t buffer = buffer_of_[group.root.value];
+  const DType acc_dtype = AccumulatorType(node.op, dtype);
+  std::vector<int64_t> rows = shape.dims();
+  rows[axis] = 1;
+  Index vars(shape.rank());
+  kernel_.body = LoopNest(Shape(rows), 0, vars, [&](const Index& row) {
+    const int32_t acc = static_cast<int32_t>(kernel_.accumulators.size());
+    kernel_.accumulators.push_back(acc_dtype);
+    Stmt init;
+    init.kind = StmtKind::kAccInit;
+    init.acc = acc;
+    init.value = Const(acc_dtype, 0);
+    const int32_t step = NewVar();
+    Index index = row;
+    index[axis] = Var(step);
+    if (reverse && n > 1) {
+      // n - 1 - step as ((n - 1) * (step + 1)) mod n: index arithmetic stays
+      // on non-negative values.
+      index[axis] = IndexOpExpr(IndexOp::kMod, Mul(Add(Var(step), IConst(1)), n - 1), IConst(n));
+    }
+    Stmt update;
+    update.kind = StmtKind::kAccUpdate;
+    update.acc = acc;
+    update.combine = Op::kAdd;
+    update.order = AccumulationOrder::kSequential;
+    update.value = Cast(Eval(node.operands[0], index), acc_dtype);
+    const int32_t value = ApplyValueFaults(node.op, dtype, Cast(AccRead(acc), dtype));
+    Stmt store = Store(buffer, Linear(buffer, index), value);
+    std::vector<Stmt> body;
+    if (exclusive) body.push_back(store);
+    body.push_back(update);
+    if (!exclusive) body.push_back(store);
+    std::vector<Stmt> out;
+    out.push_back(init);
+    out.push_back(Loop(step, n, std::move(body)));
+    return out;
+  });
+  MarkParallel(shape.num_elements());
   return error_;
 }
 

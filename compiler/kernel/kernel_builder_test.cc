@@ -165,5 +165,41 @@ TEST(KernelBuilderTest, PoolsSelectTheirPaddingValue) {
       << avg;
 }
 
+TEST(KernelBuilderTest, ReverseExclusiveCumsumIsARowScan) {
+  absl::StatusOr<Program> program = Lower(R"(graph @g(%x: f32[2,3]) {
+    %c = cumsum(%x) {axis=1, exclusive=true, reverse=true} : f32[2,3]
+    return %c
+  })", {});
+  ASSERT_TRUE(program.ok()) << program.status();
+  ASSERT_EQ(program->kernels.size(), 1u);
+  // Rows outside; per row the sum (in f64) is stored, then updated, walking
+  // the row from its end: 2 - i1 as (2 * (i1 + 1)) mod 3.
+  EXPECT_EQ(PrintKernel(*program, program->kernels[0]),
+            "kernel k0  // %c (cumsum)\n"
+            "  acc0: f64\n"
+            "  for i0 in [0, 2) {\n"
+            "    acc0 = 0:f64\n"
+            "    for i1 in [0, 3) {\n"
+            "      b1[((i0 * 3) + (((i1 + 1) * 2) % 3))] = cast<f32>(acc0)\n"
+            "      acc0 = add(acc0, cast<f64>(b0[((i0 * 3) + (((i1 + 1) * 2) % 3))]))\n"
+            "    }\n"
+            "  }\n");
+}
+
+TEST(KernelBuilderTest, PadSelectsItsValueOutsideTheOperand) {
+  absl::StatusOr<Program> program = Lower(R"(graph @g(%x: f32[3]) {
+    %p = pad(%x) {pads=[2,1], value=-1.0} : f32[6]
+    return %p
+  })", {});
+  ASSERT_TRUE(program.ok()) << program.status();
+  ASSERT_EQ(program->kernels.size(), 1u);
+  EXPECT_EQ(PrintKernel(*program, program->kernels[0]),
+            "kernel k0  // %p (pad)\n"
+            "  for i0 in [0, 6) {\n"
+            "    b1[i0] = where<f32>(and<bool>(ge<bool>(i0, 2), lt<bool>(i0, 5)), "
+            "b0[((i0 + 1) % 3)], -1:f32)\n"
+            "  }\n");
+}
+
 }  // namespace
 }  // namespace rk::compiler::kernel

@@ -56,6 +56,7 @@ class KernelLowering {
   int32_t EvalUncached(NodeId id, const Index& index);
   int32_t EvalLayout(NodeId id, const Index& index);
   int32_t EvalGather(NodeId id, const Index& index);
+  int32_t EvalPad(NodeId id, const Index& index);
   Index BroadcastIndex(const Shape& from, const Shape& to, const Index& index);
   int32_t ApplyValueFaults(Op op, DType dtype, int32_t value);
 
@@ -90,6 +91,7 @@ class KernelLowering {
   Tap WindowTap(const Window2d& window, int axis, int64_t size, int32_t out, int32_t tap);
   // avg_pool2d: the real taps of output position `out` along `axis` (i64).
   int32_t RealTaps(const Window2d& window, int axis, int64_t size, int32_t out);
+  absl::Status LowerScan(const fusion::FusionGroup& group);
   void MarkParallel(int64_t work);
 
   const Graph& graph_;

@@ -205,8 +205,20 @@ int32_t KernelLowering::EvalUncached(NodeId id, const Index& index) {
         NodeId operand = node.operands[i];
         args[i] = Eval(operand, BroadcastIndex(graph_.type(operand).shape, node.type.shape, index));
       }
-      int32_t value = node.op == Op::kCast ? Cast(args[0], dtype)
-                                           : OpExpr(node.op, dtype, args[0], args[1], args[2]);
+      int32_t value = args[0];
+      if (node.op == Op::kCast) {
+        value = Cast(args[0], dtype);
+      } else if (node.op == Op::kClip) {
+        // min(max(x, min), max) with the bounds in the dtype; NaN propagates.
+        if (node.attrs.Has("min")) {
+          value = OpExpr(Op::kMaximum, dtype, value, Const(dtype, *node.attrs.GetFloat("min")));
+        }
+        if (node.attrs.Has("max")) {
+          value = OpExpr(Op::kMinimum, dtype, value, Const(dtype, *node.attrs.GetFloat("max")));
+        }
+      } else {
+        value = OpExpr(node.op, dtype, args[0], args[1], args[2]);
+      }
       return ApplyValueFaults(node.op, dtype, value);
     }
     case OpKind::kLayout:
@@ -263,6 +275,7 @@ int32_t KernelLowering::EvalLayout(NodeId id, const Index& index) {
       }
       break;
     }
+    case Op::kPad: return EvalPad(id, index);
     case Op::kSqueeze:
     case Op::kUnsqueeze: {
       // Both keep the non-unit dims in order; unit dims index 0.
@@ -286,6 +299,47 @@ int32_t KernelLowering::EvalLayout(NodeId id, const Index& index) {
       break;
   }
   return Eval(x, in_index);
+}
+
+// pad: per padded axis the operand index (i - begin) mod d, built from
+// non-negative terms, which is i - begin inside the operand and some element
+// of its row outside (read, then not selected), and the bounds test
+// begin <= i < begin + d; the value is where(all tests, x, value). A constant
+// index is decided here.
+int32_t KernelLowering::EvalPad(NodeId id, const Index& index) {
+  const Node& node = graph_.node(id);
+  const NodeId x = node.operands[0];
+  const Shape& in = graph_.type(x).shape;
+  const DType dtype = node.type.dtype;
+  const int rank = in.rank();
+  const std::vector<int64_t> pads = node.attrs.GetInts("pads").value_or(std::vector<int64_t>{});
+  const int32_t fill = Const(dtype, node.attrs.GetFloat("value").value_or(0));
+  Index in_index(rank, IConst(0));
+  int32_t inside = -1;
+  for (int k = 0; k < rank && static_cast<int>(pads.size()) == 2 * rank; ++k) {
+    const int64_t begin = pads[k], end = pads[rank + k], d = in.dim(k);
+    const Expr e = kernel_.exprs[index[k]];  // a copy: interning below may reallocate
+    if (d == 0 || (e.kind == ExprKind::kConst && (e.int_value < begin || e.int_value >= begin + d))) {
+      return ApplyValueFaults(node.op, dtype, fill);
+    }
+    if (e.kind == ExprKind::kConst) {
+      in_index[k] = IConst(e.int_value - begin);
+      continue;
+    }
+    if (begin == 0 && end == 0) {
+      in_index[k] = index[k];
+      continue;
+    }
+    in_index[k] = IndexOpExpr(IndexOp::kMod, Add(index[k], IConst((d - begin % d) % d)), IConst(d));
+    const auto test = [&](int32_t t) {
+      inside = inside < 0 ? t : OpExpr(Op::kAnd, DType::kBool, inside, t);
+    };
+    if (begin > 0) test(OpExpr(Op::kGe, DType::kBool, index[k], IConst(begin)));
+    if (end > 0) test(OpExpr(Op::kLt, DType::kBool, index[k], IConst(begin + d)));
+  }
+  int32_t value = Eval(x, in_index);
+  if (inside >= 0) value = OpExpr(Op::kWhere, dtype, inside, value, fill);
+  return ApplyValueFaults(node.op, dtype, value);
 }
 
 }  // namespace rk::compiler::kernel

@@ -170,6 +170,19 @@ llvm::Value* ValueEmitter::MathCall(const char* f32_name, const char* f64_name, 
   return b_.CreateCall(f, {x});
 }
 
+llvm::Value* ValueEmitter::MathCall2(const char* f32_name, const char* f64_name, llvm::Value* x,
+                                     llvm::Value* y) {
+  llvm::Type* t = x->getType();
+  llvm::FunctionCallee f =
+      module_.getOrInsertFunction(t->isDoubleTy() ? f64_name : f32_name, t, t, t);
+  if (auto* fn = llvm::dyn_cast<llvm::Function>(f.getCallee())) {
+    fn->setDoesNotThrow();
+    fn->setOnlyAccessesInaccessibleMemory();
+    fn->setWillReturn();
+  }
+  return b_.CreateCall(f, {x, y});
+}
+
 llvm::Value* ValueEmitter::FastExp(llvm::Value* x) {
   // 2^(x*log2 e): split into integer n and fraction f in [-0.5, 0.5]; a degree-6
   // Taylor polynomial for 2^f, 2^n by building the exponent bits.
@@ -259,6 +272,9 @@ llvm::Value* ValueEmitter::EmitUnary(Op op, DType dtype, llvm::Value* x) {
     case Op::kErf: return MathCall("erff", "erf", x);
     case Op::kSin: return MathCall("sinf", "sin", x);
     case Op::kCos: return MathCall("cosf", "cos", x);
+    case Op::kFloor: return Intrinsic(llvm::Intrinsic::floor, x);
+    case Op::kCeil: return Intrinsic(llvm::Intrinsic::ceil, x);
+    case Op::kRound: return Intrinsic(llvm::Intrinsic::roundeven, x);
     default: return x;
   }
 }
@@ -275,6 +291,45 @@ llvm::Value* ValueEmitter::IntDiv(llvm::Value* x, llvm::Value* y) {
   return b_.CreateSelect(is_zero, zero, b_.CreateSelect(is_minus_one, b_.CreateSub(zero, x), q));
 }
 
+llvm::Value* ValueEmitter::IntFloorDivMod(Op op, llvm::Value* x, llvm::Value* y) {
+  // The truncated remainder (0 for y == 0 or -1, which srem would trap on)
+  // moves into y's sign when it is nonzero and of the other sign; the
+  // quotient then steps down by one.
+  llvm::Type* t = x->getType();
+  llvm::Value* zero = llvm::ConstantInt::get(t, 0);
+  llvm::Value* one = llvm::ConstantInt::get(t, 1);
+  llvm::Value* unsafe = b_.CreateOr(b_.CreateICmpEQ(y, zero),
+                                    b_.CreateICmpEQ(y, llvm::ConstantInt::get(t, -1, true)));
+  llvm::Value* r = b_.CreateSRem(x, b_.CreateSelect(unsafe, one, y));
+  llvm::Value* adjust = b_.CreateAnd(b_.CreateICmpNE(r, zero),
+                                     b_.CreateICmpSLT(b_.CreateXor(r, y), zero));
+  if (op == Op::kMod) return b_.CreateSelect(adjust, b_.CreateAdd(r, y), r);
+  return b_.CreateSub(IntDiv(x, y), b_.CreateZExt(adjust, t));
+}
+
+llvm::Value* ValueEmitter::FloatFloorDivMod(Op op, llvm::Value* x, llvm::Value* y) {
+  // As the reference interpreter (numpy's rule): m = fmod(x, y) moved into
+  // y's sign; the quotient (x - m) / y snapped to the nearest integer.
+  llvm::Type* t = x->getType();
+  auto c = [&](double v) { return llvm::ConstantFP::get(t, v); };
+  llvm::Value* m = MathCall2("fmodf", "fmod", x, y);
+  llvm::Value* nonzero = b_.CreateFCmpUNE(m, c(0.0));  // true for NaN
+  llvm::Value* adjust = b_.CreateAnd(
+      nonzero, b_.CreateXor(b_.CreateFCmpOLT(y, c(0.0)), b_.CreateFCmpOLT(m, c(0.0))));
+  if (op == Op::kMod) {
+    llvm::Value* r = b_.CreateSelect(adjust, b_.CreateFAdd(m, y), m);
+    return b_.CreateSelect(nonzero, r, Intrinsic(llvm::Intrinsic::copysign, c(0.0), y));
+  }
+  llvm::Value* quotient = b_.CreateFDiv(x, y);
+  llvm::Value* d = b_.CreateFDiv(b_.CreateFSub(x, m), y);
+  d = b_.CreateSelect(adjust, b_.CreateFSub(d, c(1.0)), d);
+  llvm::Value* fl = Intrinsic(llvm::Intrinsic::floor, d);
+  fl = b_.CreateSelect(b_.CreateFCmpOGT(b_.CreateFSub(d, fl), c(0.5)), b_.CreateFAdd(fl, c(1.0)), fl);
+  llvm::Value* q = b_.CreateSelect(b_.CreateFCmpUNE(d, c(0.0)), fl,
+                                   Intrinsic(llvm::Intrinsic::copysign, c(0.0), quotient));
+  return b_.CreateSelect(b_.CreateFCmpOEQ(y, c(0.0)), quotient, q);
+}
+
 llvm::Value* ValueEmitter::EmitBinary(Op op, DType dtype, llvm::Value* x, llvm::Value* y) {
   if (dtype == DType::kBool) {
     if (op == Op::kMaximum || op == Op::kAdd) return b_.CreateOr(x, y);
@@ -286,6 +341,8 @@ llvm::Value* ValueEmitter::EmitBinary(Op op, DType dtype, llvm::Value* x, llvm::
       case Op::kSub: return b_.CreateSub(x, y);
       case Op::kMul: return b_.CreateMul(x, y);
       case Op::kDiv: return IntDiv(x, y);
+      case Op::kMod:
+      case Op::kFloorDiv: return IntFloorDivMod(op, x, y);
       case Op::kMaximum: return Intrinsic(llvm::Intrinsic::smax, x, y);
       case Op::kMinimum: return Intrinsic(llvm::Intrinsic::smin, x, y);
       default: return x;
@@ -299,6 +356,8 @@ llvm::Value* ValueEmitter::EmitBinary(Op op, DType dtype, llvm::Value* x, llvm::
     case Op::kPow: return Intrinsic(llvm::Intrinsic::pow, x, y);
     case Op::kMaximum: return Intrinsic(llvm::Intrinsic::maximum, x, y);
     case Op::kMinimum: return Intrinsic(llvm::Intrinsic::minimum, x, y);
+    case Op::kMod:
+    case Op::kFloorDiv: return FloatFloorDivMod(op, x, y);
     default: return x;
   }
 }

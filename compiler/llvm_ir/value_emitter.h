@@ -53,8 +53,13 @@ class ValueEmitter {
   llvm::Value* EmitBinary(Op op, DType dtype, llvm::Value* x, llvm::Value* y);
   llvm::Value* EmitCompare(Op op, DType dtype, llvm::Value* x, llvm::Value* y);
   llvm::Value* IntDiv(llvm::Value* x, llvm::Value* y);
+  // mod or floordiv (floor semantics, compiler/reference/interpreter.h).
+  llvm::Value* IntFloorDivMod(Op op, llvm::Value* x, llvm::Value* y);
+  llvm::Value* FloatFloorDivMod(Op op, llvm::Value* x, llvm::Value* y);
   llvm::Value* RoundTo(DType dtype, llvm::Value* v);
   llvm::Value* MathCall(const char* f32_name, const char* f64_name, llvm::Value* x);
+  llvm::Value* MathCall2(const char* f32_name, const char* f64_name, llvm::Value* x,
+                         llvm::Value* y);
   llvm::Value* Intrinsic(llvm::Intrinsic::ID id, llvm::Value* x, llvm::Value* y = nullptr);
   llvm::Value* FastExp(llvm::Value* x);
   llvm::Value* AccurateExp(llvm::Value* x);

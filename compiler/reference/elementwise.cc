@@ -1,8 +1,11 @@
 // Reference kernels for sources (constant, full, iota) and elementwise ops:
-// unary, binary, comparisons, logic, where and cast.
+// unary (clip with its bounds), binary (mod and floordiv floor like Python's
+// % and //), comparisons, logic, where and cast.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "compiler/reference/kernels.h"
@@ -28,6 +31,48 @@ double Minimum(double a, double b) {
   return a < b ? a : b;
 }
 
+// Round half to even (numpy.round, ONNX Round); the sign of zero follows x.
+double RoundHalfEven(double x) {
+  const double below = std::floor(x);
+  const double frac = x - below;
+  double r = below + 1;
+  if (frac < 0.5 || (frac == 0.5 && std::fmod(below, 2.0) == 0)) r = below;
+  if (!std::isfinite(x)) r = x;
+  return std::copysign(r, x);
+}
+
+// Floor modulo and floor division of floats, as numpy computes them: the
+// remainder is fmod's (exact) moved into the divisor's sign; the quotient is
+// (x - remainder) / y, which is an integer up to rounding, snapped to the
+// nearest one. A zero remainder takes the divisor's sign, a zero quotient the
+// sign of x / y; y == 0 gives fmod's NaN and x / y.
+struct FloorDivMod {
+  double quotient;
+  double remainder;
+};
+
+FloorDivMod FloatFloorDivMod(double x, double y) {
+  const double m = std::fmod(x, y);
+  if (y == 0) return {x / y, m};
+  double d = (x - m) / y;
+  double r = m;
+  // `m != 0` is true for NaN, like a C truth test.
+  if (m != 0) {
+    if ((y < 0) != (m < 0)) {
+      r = m + y;
+      d -= 1;
+    }
+  } else {
+    r = std::copysign(0.0, y);
+  }
+  double q = std::copysign(0.0, x / y);
+  if (d != 0) {
+    q = std::floor(d);
+    if (d - q > 0.5) q += 1;
+  }
+  return {q, r};
+}
+
 double Sigmoid(double x) {
   if (x >= 0) return 1.0 / (1.0 + std::exp(-x));
   double e = std::exp(x);
@@ -49,6 +94,9 @@ absl::StatusOr<double (*)(double)> FloatUnary(Op op) {
     case Op::kErf: return +[](double x) { return std::erf(x); };
     case Op::kSin: return +[](double x) { return std::sin(x); };
     case Op::kCos: return +[](double x) { return std::cos(x); };
+    case Op::kFloor: return +[](double x) { return std::floor(x); };
+    case Op::kCeil: return +[](double x) { return std::ceil(x); };
+    case Op::kRound: return &RoundHalfEven;
     default: return absl::InternalError(absl::StrCat("not a unary op: ", OpLabel(op)));
   }
 }
@@ -62,6 +110,9 @@ absl::StatusOr<double (*)(double, double)> FloatBinary(Op op) {
     case Op::kPow: return +[](double a, double b) { return std::pow(a, b); };
     case Op::kMaximum: return &Maximum;
     case Op::kMinimum: return &Minimum;
+    case Op::kMod: return +[](double a, double b) { return FloatFloorDivMod(a, b).remainder; };
+    case Op::kFloorDiv:
+      return +[](double a, double b) { return FloatFloorDivMod(a, b).quotient; };
     default: return absl::InternalError(absl::StrCat("not a binary op: ", OpLabel(op)));
   }
 }
@@ -83,12 +134,28 @@ int64_t TruncDiv(int64_t a, int64_t b) {
   if (b == -1) return WrapSub(0, a);  // INT64_MIN / -1 wraps
   return a / b;
 }
+// Whether floor division rounds the truncated quotient of a / b down by one:
+// a nonzero remainder whose sign differs from b's. Never for b == 0 or -1
+// (remainder 0 by convention, and INT64_MIN % -1 would trap).
+bool FloorAdjusts(int64_t a, int64_t b) {
+  if (b == 0 || b == -1) return false;
+  const int64_t r = a % b;
+  return r != 0 && ((r < 0) != (b < 0));
+}
+int64_t FloorDiv(int64_t a, int64_t b) { return WrapSub(TruncDiv(a, b), FloorAdjusts(a, b)); }
+int64_t FloorMod(int64_t a, int64_t b) {
+  if (b == 0 || b == -1) return 0;
+  const int64_t r = a % b;
+  return FloorAdjusts(a, b) ? r + b : r;
+}
 absl::StatusOr<int64_t (*)(int64_t, int64_t)> IntBinary(Op op) {
   switch (op) {
     case Op::kAdd: return &WrapAdd;
     case Op::kSub: return &WrapSub;
     case Op::kMul: return &WrapMul;
     case Op::kDiv: return &TruncDiv;
+    case Op::kMod: return &FloorMod;
+    case Op::kFloorDiv: return &FloorDiv;
     case Op::kMaximum: return +[](int64_t a, int64_t b) { return a > b ? a : b; };
     case Op::kMinimum: return +[](int64_t a, int64_t b) { return a < b ? a : b; };
     default: return absl::InternalError(absl::StrCat("not a binary op: ", OpLabel(op)));
@@ -187,10 +254,50 @@ absl::StatusOr<HostTensor> EvalSource(const Node& node) {
   }
 }
 
+namespace {
+
+// A clip bound converted to the node's dtype (a scalar), or nullopt when the
+// attribute is absent.
+absl::StatusOr<std::optional<HostTensor>> ClipBound(const Node& node, const char* name) {
+  if (!node.attrs.Has(name)) return std::optional<HostTensor>();
+  absl::StatusOr<double> bound = node.attrs.GetFloat(name);
+  if (!bound.ok()) return bound.status();
+  return std::optional<HostTensor>(HostTensor::Full(TensorType(node.type.dtype, Shape()), *bound));
+}
+
+// clip: min(max(x, min), max), each bound (when present) first converted to
+// the node's dtype as a cast would; NaN stays NaN.
+absl::StatusOr<HostTensor> Clip(const Node& node, const HostTensor& x) {
+  absl::StatusOr<std::optional<HostTensor>> lo = ClipBound(node, "min");
+  if (!lo.ok()) return lo.status();
+  absl::StatusOr<std::optional<HostTensor>> hi = ClipBound(node, "max");
+  if (!hi.ok()) return hi.status();
+  HostTensor out(node.type);
+  if (IsFloat(x.dtype())) {
+    std::vector<double> v = ReadDoubles(x);
+    for (double& e : v) {
+      if (lo->has_value()) e = Maximum(e, (*lo)->GetDouble(0));
+      if (hi->has_value()) e = Minimum(e, (*hi)->GetDouble(0));
+    }
+    WriteDoubles(out, v);
+    return out;
+  }
+  std::vector<int64_t> v = ReadInts(x);
+  for (int64_t& e : v) {
+    if (lo->has_value()) e = std::max(e, (*lo)->GetInt(0));
+    if (hi->has_value()) e = std::min(e, (*hi)->GetInt(0));
+  }
+  WriteInts(out, v);
+  return out;
+}
+
+}  // namespace
+
 absl::StatusOr<HostTensor> EvalUnary(const Node& node, absl::Span<const HostTensor> operands) {
   if (absl::Status s = CheckArity(node, operands, 1); !s.ok()) return s;
   const HostTensor& x = operands[0];
   if (x.shape() != node.type.shape) return ExpectType(x, node.type, OpLabel(node.op).c_str());
+  if (node.op == Op::kClip) return Clip(node, x);
   HostTensor out(node.type);
   if (IsFloat(x.dtype())) {
     absl::StatusOr<double (*)(double)> f = FloatUnary(node.op);

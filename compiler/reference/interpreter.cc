@@ -50,6 +50,7 @@ absl::StatusOr<HostTensor> EvalNode(const Node& node, absl::Span<const HostTenso
     case OpKind::kSelect: return EvalSelect(node, operands);
     case OpKind::kCast: return EvalCast(node, operands);
     case OpKind::kReduce: return EvalReduce(node, operands);
+    case OpKind::kScan: return EvalScan(node, operands);
     case OpKind::kLayout: return EvalLayout(node, operands);
     case OpKind::kMatmul: return EvalMatmul(node, operands);
     case OpKind::kGather: return EvalGather(node, operands);

@@ -22,6 +22,18 @@
 // - Integers (i32, i64) wrap modulo 2^bits on overflow (add, sub, mul, neg,
 //   abs, reduce_sum, matmul; abs(INT_MIN) == INT_MIN). Division truncates
 //   toward zero; x / 0 == 0 (INT_MIN / -1 wraps to INT_MIN).
+// - mod and floordiv floor like Python's % and //: the remainder has the
+//   divisor's sign. Integers: x mod 0 == 0, x floordiv 0 == 0, INT_MIN
+//   floordiv -1 wraps to INT_MIN. Floats as numpy's mod and floor_divide:
+//   the remainder from fmod (so y == 0 gives NaN), the quotient
+//   (x - remainder) / y snapped to the nearest integer (y == 0 gives x / y).
+// - cumsum sums in double (int64, wrapping, for integers) along its axis in
+//   scan order (from the end with reverse) and rounds each result once; an
+//   exclusive scan starts from 0. pad fills with its value converted to the
+//   dtype as full's value is.
+// - round is half to even (round(2.5) == 2, round(-0.5) == -0); clip is
+//   min(max(x, min), max) with each present bound converted to the dtype as a
+//   cast would (so a NaN x stays NaN).
 // - NaN: maximum/minimum, reduce_max/reduce_min propagate NaN; comparisons
 //   with NaN are false except ne, which is true; argmax treats NaN as the
 //   largest value and returns the first index of the maximum.

@@ -67,6 +67,7 @@ absl::StatusOr<HostTensor> EvalLogic(const Node& node, absl::Span<const HostTens
 absl::StatusOr<HostTensor> EvalSelect(const Node& node, absl::Span<const HostTensor> operands);
 absl::StatusOr<HostTensor> EvalCast(const Node& node, absl::Span<const HostTensor> operands);
 absl::StatusOr<HostTensor> EvalReduce(const Node& node, absl::Span<const HostTensor> operands);
+absl::StatusOr<HostTensor> EvalScan(const Node& node, absl::Span<const HostTensor> operands);
 absl::StatusOr<HostTensor> EvalLayout(const Node& node, absl::Span<const HostTensor> operands);
 absl::StatusOr<HostTensor> EvalMatmul(const Node& node, absl::Span<const HostTensor> operands);
 absl::StatusOr<HostTensor> EvalGather(const Node& node, absl::Span<const HostTensor> operands);

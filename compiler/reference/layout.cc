@@ -1,6 +1,7 @@
 // Reference kernels for layout ops: reshape, squeeze, unsqueeze, transpose,
-// broadcast_to, slice, concat. They move bytes and never change values, so
-// they are exact for every dtype.
+// broadcast_to, slice, concat, pad. They move bytes and never change values
+// (pad's fill is its value converted to the dtype once), so they are exact for
+// every dtype.
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
@@ -123,6 +124,37 @@ absl::StatusOr<HostTensor> Concat(const Node& node, absl::Span<const HostTensor>
   return out;
 }
 
+// pad: the result filled with `value` (converted to the dtype as `full`
+// converts it), the operand copied in at offset pads[d] on every axis d.
+absl::StatusOr<HostTensor> Pad(const Node& node, const HostTensor& x) {
+  absl::StatusOr<std::vector<int64_t>> pads = node.attrs.GetInts("pads");
+  if (!pads.ok()) return pads.status();
+  absl::StatusOr<double> value = node.attrs.GetFloat("value");
+  if (!value.ok()) return value.status();
+  const int rank = x.shape().rank();
+  if (static_cast<int>(pads->size()) != 2 * rank || node.type.shape.rank() != rank ||
+      x.dtype() != node.type.dtype) {
+    return Mismatch(node, "pads do not match the operand");
+  }
+  const std::vector<int64_t> out_strides = node.type.shape.Strides();
+  int64_t offset = 0;
+  for (int d = 0; d < rank; ++d) {
+    const int64_t begin = (*pads)[d], end = (*pads)[rank + d];
+    if (begin < 0 || end < 0 || x.shape().dim(d) + begin + end != node.type.shape.dim(d)) {
+      return Mismatch(node, absl::StrCat("axis ", d, " does not match the result"));
+    }
+    offset += begin * out_strides[d];
+  }
+  HostTensor out = HostTensor::Full(node.type, *value);
+  if (x.num_elements() == 0) return out;
+  const std::vector<int64_t> at = StridedIndices(x.shape().dims(), out_strides, offset);
+  const size_t size = DTypeSize(node.type.dtype);
+  auto* dst = static_cast<uint8_t*>(out.raw_data());
+  const auto* src = static_cast<const uint8_t*>(x.raw_data());
+  for (size_t i = 0; i < at.size(); ++i) std::memcpy(dst + at[i] * size, src + i * size, size);
+  return out;
+}
+
 }  // namespace
 
 absl::StatusOr<HostTensor> EvalLayout(const Node& node, absl::Span<const HostTensor> operands) {
@@ -136,6 +168,7 @@ absl::StatusOr<HostTensor> EvalLayout(const Node& node, absl::Span<const HostTen
     case Op::kTranspose: return Transpose(node, x);
     case Op::kBroadcastTo: return BroadcastTo(node, x);
     case Op::kSlice: return Slice(node, x);
+    case Op::kPad: return Pad(node, x);
     default: return Mismatch(node, "not a layout op");
   }
 }

@@ -1,4 +1,6 @@
-// Hand-computed values for every op of compiler/ir/ops.def.
+// Hand-computed values for every op of compiler/ir/ops.def but those of
+// compiler/reference/ops_rounding_test.cc and
+// compiler/reference/ops_scan_pad_test.cc.
 #include <cmath>
 #include <limits>
 #include <string>

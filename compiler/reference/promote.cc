@@ -45,6 +45,16 @@ absl::StatusOr<Attributes> PromotedAttributes(const Node& node) {
     }
     attrs.Set("dtype", PromotedDType(*dtype));
   }
+  if ((node.op == Op::kClip || node.op == Op::kPad) && IsFloat(node.type.dtype)) {
+    // The bounds the program compares with, or the value it pads with, are
+    // rounded to its dtype.
+    for (const char* name : {"min", "max", "value"}) {
+      if (!attrs.Has(name)) continue;
+      absl::StatusOr<double> bound = attrs.GetFloat(name);
+      if (!bound.ok()) return bound.status();
+      attrs.Set(name, ValueInDType(node.type.dtype, *bound));
+    }
+  }
   return attrs;
 }
 

@@ -3,7 +3,8 @@
 // cast_to_fp64). Every float dtype becomes f64: graph inputs, node
 // result types, cast targets, full/iota dtypes and literal constants (their
 // values converted exactly; a `full`'s value is first rounded to its declared
-// dtype, which is the value the program holds). Integer and bool types, node ids, names,
+// dtype, which is the value the program holds, and so are a float clip's
+// bounds and a float pad's value). Integer and bool types, node ids, names,
 // attributes otherwise, and outputs are kept, so node i of the result
 // corresponds to node i of the input.
 //

@@ -70,6 +70,29 @@ TEST(PromoteTest, FullValuesAreRoundedToTheirDtypeFirst) {
 )");
 }
 
+// A float clip's bounds and a float pad's value are rounded to the dtype as
+// well; integer ones keep theirs (they convert where they are used).
+TEST(PromoteTest, ClipBoundsAreRoundedToTheirDtype) {
+  absl::StatusOr<Graph> g = Parse(R"(graph @p(%x: f16[2], %i: i32[2]) {
+  %c = clip(%x) {max=0.1, min=-5.7} : f16[2]
+  %d = clip(%i) {min=-2.5} : i32[2]
+  %p = pad(%x) {pads=[1,0], value=0.1} : f16[3]
+  %q = pad(%i) {pads=[0,1], value=0.1} : i32[3]
+  return %c, %d, %p, %q
+})");
+  ASSERT_TRUE(g.ok()) << g.status();
+  absl::StatusOr<Graph> p = PromoteToF64(*g);
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(PrintInline(*p), R"(graph @p(%x: f64[2], %i: i32[2]) {
+  %c = clip(%x) {max=0.0999755859375, min=-5.69921875} : f64[2]
+  %d = clip(%i) {min=-2.5} : i32[2]
+  %p = pad(%x) {pads=[1,0], value=0.0999755859375} : f64[3]
+  %q = pad(%i) {pads=[0,1], value=0.1} : i32[3]
+  return %c, %d, %p, %q
+}
+)");
+}
+
 TEST(PromoteTest, F64GraphIsUnchanged) {
   const std::string text = R"(graph @q(%x: f64[3]) {
   %y = exp(%x) : f64[3]

@@ -1,5 +1,6 @@
 // Reference kernels for reductions (reduce_sum/mean/max/min over any set of
-// axes, argmax) and for the composites, which reduce along one axis: softmax,
+// axes, argmax), the cumsum scan and the composites, which reduce along one
+// axis: softmax,
 // log_softmax, layer_norm, rms_norm; gelu lives here too as the one
 // elementwise composite. All accumulate in double (int64 for integers) and
 // round once when the result is stored.
@@ -187,6 +188,27 @@ absl::StatusOr<Rows> CompositeRows(const Node& node, const HostTensor& x) {
   return RowsAround(x.shape(), *axis);
 }
 
+// A running sum along each row (double, or int64 wrapping for integers), in
+// scan order: from the last element with `reverse`. Each element gets the sum
+// before adding itself (exclusive) or after (inclusive).
+template <typename T, typename Add>
+std::vector<T> Cumsum(const std::vector<T>& v, const Rows& rows, bool exclusive, bool reverse,
+                      Add add) {
+  std::vector<T> r(v.size());
+  for (int64_t o = 0; o < rows.outer; ++o) {
+    for (int64_t i = 0; i < rows.inner; ++i) {
+      T acc = 0;
+      for (int64_t step = 0; step < rows.dim; ++step) {
+        const int64_t at = rows.at(o, reverse ? rows.dim - 1 - step : step, i);
+        if (exclusive) r[at] = acc;
+        acc = add(acc, v[at]);
+        if (!exclusive) r[at] = acc;
+      }
+    }
+  }
+  return r;
+}
+
 // softmax and log_softmax, stabilized by subtracting the row maximum.
 absl::StatusOr<HostTensor> Softmax(const Node& node, const HostTensor& x) {
   absl::StatusOr<Rows> rows = CompositeRows(node, x);
@@ -277,6 +299,28 @@ absl::StatusOr<HostTensor> EvalReduce(const Node& node, absl::Span<const HostTen
   absl::StatusOr<std::vector<int64_t>> target = ReductionTargets(node, x.shape(), &out_dims);
   if (!target.ok()) return target.status();
   return IsFloat(x.dtype()) ? ReduceFloat(node, x, *target) : ReduceInt(node, x, *target);
+}
+
+absl::StatusOr<HostTensor> EvalScan(const Node& node, absl::Span<const HostTensor> operands) {
+  if (operands.size() != 1) return absl::InternalError("cumsum: expected one operand");
+  const HostTensor& x = operands[0];
+  if (absl::Status s = ExpectType(x, node.type, "cumsum"); !s.ok()) return s;
+  absl::StatusOr<Rows> rows = CompositeRows(node, x);
+  if (!rows.ok()) return rows.status();
+  absl::StatusOr<bool> exclusive = node.attrs.GetBool("exclusive");
+  if (!exclusive.ok()) return exclusive.status();
+  absl::StatusOr<bool> reverse = node.attrs.GetBool("reverse");
+  if (!reverse.ok()) return reverse.status();
+  HostTensor out(node.type);
+  if (IsFloat(x.dtype())) {
+    WriteDoubles(out, Cumsum(ReadDoubles(x), *rows, *exclusive, *reverse,
+                             [](double a, double b) { return a + b; }));
+  } else {
+    WriteInts(out, Cumsum(ReadInts(x), *rows, *exclusive, *reverse, [](int64_t a, int64_t b) {
+                return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+              }));
+  }
+  return out;
 }
 
 absl::StatusOr<HostTensor> EvalComposite(const Node& node,

@@ -1,6 +1,6 @@
 // device=cuda end to end: compiled GPU code judged against the reference
 // interpreter (every op family, f32/f16/bf16, row reductions short and long,
-// softmax, layer_norm, tiled matmul) with the error-budget rule of
+// softmax, layer_norm, tiled matmul, cumsum, pad) with the error-budget rule of
 // gpu_accuracy.h (allclose to the native reference at the dtype's tolerance,
 // else no farther from fp64 than the native reference is, times 2 or 3),
 // planted faults, and the Unavailable path. GPU tests skip with the driver's
@@ -187,6 +187,48 @@ TEST(CudaDiffTest, BinaryCompareWhereAndCasts) {
                          to, "[3,11]\n return %y\n}"),
             0, Cuda(), spec);
     }
+  }
+}
+
+TEST(CudaDiffTest, RoundingScanAndPadOps) {
+  REQUIRE_GPU();
+  RandomSpec spec;
+  spec.low = -5;
+  spec.high = 5;
+  for (const char* dtype : {"f32", "f64", "f16", "bf16", "i32", "i64"}) {
+    const bool is_int = dtype[0] == 'i';
+    const double tol = is_int ? 0 : Tolerance(dtype);
+    const std::string t = absl::StrCat(dtype, "[4,3,19]");
+    for (const char* op : {"mod", "floordiv"}) {
+      Check(absl::StrCat("graph @g(%x: ", dtype, "[4,1,19], %y: ", dtype, "[3,1]) {\n %z = ", op,
+                         "(%x, %y) : ", t, "\n return %z\n}"),
+            tol, Cuda(), spec);
+    }
+    Check(absl::StrCat("graph @g(%x: ", t, ") {\n %c = clip(%x) {max=1.5, min=-2.0} : ", t,
+                       "\n return %c\n}"),
+          0, Cuda(), spec);
+    if (!is_int) {
+      for (const char* op : {"floor", "ceil", "round"}) {
+        Check(absl::StrCat("graph @g(%x: ", t, ") {\n %y = ", op, "(%x) : ", t,
+                           "\n return %y\n}"),
+              0, Cuda(), spec);
+      }
+    }
+    // Scans along each axis both ways (one thread a row; 1000 rows of 4).
+    for (int axis : {0, 1, 2}) {
+      for (const char* flags : {"exclusive=false, reverse=false", "exclusive=true, reverse=true"}) {
+        Check(absl::StrCat("graph @g(%x: ", t, ") {\n %c = cumsum(%x) {axis=", axis, ", ", flags,
+                           "} : ", t, "\n return %c\n}"),
+              tol);
+      }
+    }
+    Check(absl::StrCat("graph @g(%x: ", dtype, "[1000,4]) {\n %c = cumsum(%x) {axis=1, ",
+                       "exclusive=false, reverse=true} : ", dtype, "[1000,4]\n return %c\n}"),
+          tol);
+    Check(absl::StrCat("graph @g(%x: ", t, ") {\n %p = pad(%x) {pads=[1,0,2,0,3,1], ",
+                       "value=-2.5} : ", dtype, "[5,6,22]\n %n = neg(%p) : ", dtype,
+                       "[5,6,22]\n return %n\n}"),
+          0);
   }
 }
 

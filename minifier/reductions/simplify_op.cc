@@ -123,7 +123,8 @@ std::vector<InputShrink> ShrinkTargets(const Graph& g) {
 
 std::vector<OpSimplification> SimplificationsOf(Op op) {
   switch (compiler::GetOpKind(op)) {
-    case OpKind::kUnary: return {OpSimplification::kForwardOperand};
+    case OpKind::kUnary:
+    case OpKind::kScan: return {OpSimplification::kForwardOperand};
     case OpKind::kComposite: return {OpSimplification::kLowerComposite};
     case OpKind::kMatmul: return {OpSimplification::kShrinkMatmul};
     case OpKind::kWindow:

@@ -1,5 +1,6 @@
 // simplify_op: replace ops by simpler ones.
-// One target per elementwise unary node (replaced by its operand: identity)
+// One target per elementwise unary or cumsum node (replaced by its operand:
+// identity)
 // and, when the graph has composites, one target lowering every composite to
 // its primitives with the compiler's decompose pass (the score counts a
 // composite as its lowering plus one, so lowering is progress), then per

@@ -132,6 +132,8 @@ TEST(SimplifyOp, SimplificationsOfNameTheTargetsItOffers) {
   using compiler::Op;
   using V = std::vector<OpSimplification>;
   EXPECT_EQ(SimplificationsOf(Op::kExp), V{OpSimplification::kForwardOperand});
+  EXPECT_EQ(SimplificationsOf(Op::kCumsum), V{OpSimplification::kForwardOperand});
+  EXPECT_TRUE(SimplificationsOf(Op::kPad).empty());
   EXPECT_EQ(SimplificationsOf(Op::kLayerNorm), V{OpSimplification::kLowerComposite});
   EXPECT_EQ(SimplificationsOf(Op::kMatmul), V{OpSimplification::kShrinkMatmul});
   EXPECT_EQ(SimplificationsOf(Op::kConv2d),

@@ -465,6 +465,42 @@ TEST(PtxCompilerTest, EveryMathFunctionBindsToLibdevice) {
   })");
 }
 
+TEST(PtxCompilerTest, RoundingOpsUseConversionsAndLibdeviceFmod) {
+  for (const char* type : {"f32", "f64", "f16"}) {
+    SCOPED_TRACE(type);
+    const PtxProgram p = Ptx(absl::StrCat(
+        "graph @g(%x: ", type, "[64], %y: ", type, "[64]) {\n",
+        "  %f = floor(%x) : ", type, "[64]\n  %c = ceil(%x) : ", type, "[64]\n",
+        "  %r = round(%x) : ", type, "[64]\n  %m = mod(%x, %y) : ", type, "[64]\n",
+        "  %q = floordiv(%x, %y) : ", type, "[64]\n  return %f, %c, %r, %m, %q\n}"));
+    // floor, ceil and round half to even are cvt's rounding modes.
+    EXPECT_TRUE(absl::StrContains(p.ptx, ".rmi.")) << p.ptx;
+    EXPECT_TRUE(absl::StrContains(p.ptx, ".rpi."));
+    EXPECT_TRUE(absl::StrContains(p.ptx, ".rni."));
+  }
+  Ptx(R"(graph @g(%x: i32[64], %y: i64[64]) {
+    %m = mod(%x, %x) : i32[64]
+    %q = floordiv(%y, %y) : i64[64]
+    %c = clip(%y) {max=3.0, min=-2.0} : i64[64]
+    return %m, %q, %c
+  })");
+}
+
+TEST(PtxCompilerTest, CumsumRowsAndPadCompile) {
+  // Each thread scans rows of its own (a grid-stride kernel with a
+  // sequential body); pad is a select in an elementwise kernel.
+  const PtxProgram p = Ptx(R"(graph @g(%x: f32[64,33], %y: f64[40]) {
+    %c = cumsum(%x) {axis=1, exclusive=true, reverse=true} : f32[64,33]
+    %p = pad(%c) {pads=[1,2,0,3], value=-1.0} : f32[65,38]
+    %s = cumsum(%y) {axis=0, exclusive=false, reverse=false} : f64[40]
+    return %p, %s
+  })");
+  ASSERT_EQ(p.launches.size(), 3u);
+  for (const KernelLaunch& l : p.launches) EXPECT_EQ(l.form, KernelForm::kGridStride);
+  EXPECT_TRUE(absl::StrContains(p.ptx, "selp.f32") || absl::StrContains(p.ptx, "selp.b32"))
+      << p.ptx;
+}
+
 TEST(PtxCompilerTest, FaultsChangeTheGeneratedCode) {
   const std::string base = Ptx(kSoftmax).ptx;
   auto with = [&](const std::string& fault) {
