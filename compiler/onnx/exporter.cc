@@ -165,6 +165,8 @@ absl::Status Exporter::ExportNode(NodeId id) {
     Add("Add", {e, ScalarOf(type.dtype, 1.0, "one")}, shifted);
     Add("Mul", {in[0], shifted}, prod);
     Add("Mul", {prod, ScalarOf(type.dtype, 0.5, "half")}, out);
+  } else if (op == "ne" && graph_.type(node.operands[0]).dtype == DType::kBool) {
+    Add("Xor", in, out);
   } else if (op == "ne") {
     const std::string eq = Temp("eq");
     Add("Equal", in, eq);
@@ -274,7 +276,13 @@ absl::Status Exporter::ExportNode(NodeId id) {
       Add("Less", {in[0], zero}, an);
       Add("Less", {in[1], zero}, bn);
       Add("Xor", {an, bn}, differ);
-      Add("And", {nz, differ}, fix);
+      // x floordiv 0 is 0 in reprokit (nothing traps): no fix there.
+      const std::string b_zero = Temp("b_zero"), b_nonzero = Temp("b_nonzero"),
+                        fixable = Temp("fixable");
+      Add("Equal", {in[1], zero}, b_zero);
+      Add("Not", {b_zero}, b_nonzero);
+      Add("And", {nz, differ}, fixable);
+      Add("And", {fixable, b_nonzero}, fix);
       SetInt(Add("Cast", {fix}, fix_int), "to", OnnxElemType(type.dtype));
       Add("Sub", {q, fix_int}, out);
     }
@@ -283,21 +291,13 @@ absl::Status Exporter::ExportNode(NodeId id) {
     Add("Div", in, q);
     Add("Floor", {q}, out);
   } else if (op == "mod") {
-    // Floor modulo from fmod: add b where the remainder is non-zero and its
-    // sign differs from b's.
-    const std::string r = Temp("fmod"), zero = ScalarOf(type.dtype, 0, "zero");
-    SetInt(Add("Mod", in, r), "fmod", 1);
-    const std::string is_zero = Temp("is_zero"), nz = Temp("nonzero"), rn = Temp("r_negative"),
-                      bn = Temp("b_negative"), differ = Temp("differ"), fix = Temp("fix"),
-                      shifted = Temp("shifted");
-    Add("Equal", {r, zero}, is_zero);
-    Add("Not", {is_zero}, nz);
-    Add("Less", {r, zero}, rn);
-    Add("Less", {in[1], zero}, bn);
-    Add("Xor", {rn, bn}, differ);
-    Add("And", {nz, differ}, fix);
-    Add("Add", {r, in[1]}, shifted);
-    Add("Where", {fix, shifted, r}, out);
+    // ONNX's Mod takes floats only as fmod (the dividend's sign): floor
+    // modulo is a - floor(a / b) * b.
+    const std::string q = Temp("quotient"), f = Temp("floor"), p = Temp("product");
+    Add("Div", in, q);
+    Add("Floor", {q}, f);
+    Add("Mul", {f, in[1]}, p);
+    Add("Sub", {in[0], p}, out);
   } else {
     return absl::InvalidArgumentError(absl::StrCat("node %", graph_.DisplayName(id), " (", op,
                                                  ") has no ONNX form in this exporter"));

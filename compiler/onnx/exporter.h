@@ -5,7 +5,8 @@
 // Ops map to their ONNX counterparts; those ONNX lacks at opset 17 become
 // short decompositions (rsqrt -> Reciprocal(Sqrt), gelu -> the erf formula,
 // rms_norm -> ReduceMean of squares, ne -> Not(Equal), iota -> Range,
-// floor-mod and floor-division on integers -> Mod/Div with sign fixes).
+// floor-mod and floor-division on integers -> Mod/Div with sign fixes, on floats
+// -> a - floor(a / b) * b and floor(a / b)).
 // Constants become initializers; attribute-like inputs (shapes, axes, pads)
 // become small int64 initializers. Value names are the graph's node names.
 // Importing an exported model (importer.h) gives a graph with the same

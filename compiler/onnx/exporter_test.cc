@@ -102,6 +102,7 @@ TEST(ExporterTest, RandomGraphsRoundTrip) {
     const Graph& graph = generated->graph;
     absl::StatusOr<Graph> back = RoundTrip(graph);
     ASSERT_TRUE(back.ok()) << back.status() << "\n" << PrintInline(graph);
+    SCOPED_TRACE(PrintInline(graph));
     ExpectSameValues(graph, *back);
     absl::StatusOr<Graph> again = RoundTrip(*back);
     ASSERT_TRUE(again.ok()) << again.status();

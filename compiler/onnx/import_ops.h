@@ -2,7 +2,7 @@
 // types to them is in import_ops.cc. Internal to compiler/onnx.
 //
 // Tested through compiler/onnx/importer_test.cc and
-// //compiler/onnx:conformance_test.
+// //testing/onnx:conformance_test.
 #ifndef REPROKIT_COMPILER_ONNX_IMPORT_OPS_H_
 #define REPROKIT_COMPILER_ONNX_IMPORT_OPS_H_
 

@@ -23,7 +23,7 @@
 // namespace ::onnx.
 //
 // Tested by compiler/onnx/importer_test.cc and, against ONNX's own node
-// tests, //compiler/onnx:conformance_test.
+// tests, //testing/onnx:conformance_test.
 #ifndef REPROKIT_COMPILER_ONNX_IMPORTER_H_
 #define REPROKIT_COMPILER_ONNX_IMPORTER_H_
 

@@ -8,7 +8,8 @@
 // int64_data, double_data) or in an external file next to the model; every
 // form is checked against the declared shape before any byte is used.
 //
-// Tested by compiler/onnx/onnx_tensor_test.cc.
+// Tested by compiler/onnx/importer_test.cc (external data, bad tensors) and
+// compiler/onnx/exporter_test.cc (round trips).
 #ifndef REPROKIT_COMPILER_ONNX_ONNX_TENSOR_H_
 #define REPROKIT_COMPILER_ONNX_ONNX_TENSOR_H_
 
