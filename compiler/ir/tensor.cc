@@ -155,7 +155,7 @@ absl::StatusOr<HostTensor> HostTensor::FromBytes(TensorType type,
     return absl::InvalidArgumentError(absl::StrCat(type.ToString(), " needs ", type.byte_size(),
                                                    " bytes, got ", bytes.size()));
   }
-  HostTensor t(std::move(type));
+  HostTensor t = Uninitialized(std::move(type));  // every byte is written below
   if (!bytes.empty()) std::memcpy(t.raw_data(), bytes.data(), bytes.size());
   return t;
 }

@@ -1,23 +1,23 @@
 #include "compiler/onnx/model_file.h"
 
+#include <fcntl.h>
+
+#include <cerrno>
 #include <exception>
 #include <filesystem>
 #include <system_error>
 
 #include "absl/strings/str_cat.h"
 #include "base/file_util.h"
+#include "google/protobuf/io/zero_copy_stream_impl.h"
 #include "onnx/checker.h"
 
 
 namespace rk::compiler::onnx_io {
 
-absl::StatusOr<onnx::ModelProto> ParseModel(const std::string& bytes, const std::string& what) {
-  onnx::ModelProto model;
-  if (bytes.empty()) return absl::InvalidArgumentError(absl::StrCat(what, ": empty file"));
-  if (!model.ParseFromString(bytes)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        what, ": not an ONNX model (the protobuf does not parse: malformed or truncated)"));
-  }
+namespace {
+
+absl::StatusOr<onnx::ModelProto> CheckParsed(onnx::ModelProto model, const std::string& what) {
   if (!model.has_ir_version() || !model.has_graph()) {
     return absl::InvalidArgumentError(absl::StrCat(
         what, ": not an ONNX model (no ir_version or no graph in the protobuf)"));
@@ -36,15 +36,43 @@ absl::StatusOr<onnx::ModelProto> ParseModel(const std::string& bytes, const std:
   return model;
 }
 
+}  // namespace
+
+absl::StatusOr<onnx::ModelProto> ParseModel(const std::string& bytes, const std::string& what) {
+  onnx::ModelProto model;
+  if (bytes.empty()) return absl::InvalidArgumentError(absl::StrCat(what, ": empty file"));
+  if (!model.ParseFromString(bytes)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        what, ": not an ONNX model (the protobuf does not parse: malformed or truncated)"));
+  }
+  return CheckParsed(std::move(model), what);
+}
+
 absl::StatusOr<onnx::ModelProto> ReadModelFile(const std::string& path) {
   std::error_code ec;
   const uintmax_t size = std::filesystem::file_size(path, ec);
-  if (!ec && size > static_cast<uintmax_t>(kMaxModelFileBytes)) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ": ", size, " bytes, over the 2 GiB limit of ONNX files (keep weights in external data)"));
+  if (ec) {
+    return absl::InvalidArgumentError(absl::StrCat("reading ", path, ": ", ec.message()));
   }
-  absl::StatusOr<std::string> bytes = ReadFileToString(path);
-  if (!bytes.ok()) return absl::InvalidArgumentError(bytes.status().message());
-  return ParseModel(*bytes, path);
+  if (std::filesystem::is_directory(path)) {
+    return absl::InvalidArgumentError(absl::StrCat("reading ", path, ": is a directory"));
+  }
+  if (size > static_cast<uintmax_t>(kMaxModelFileBytes)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        path, ": ", size, " bytes, over the 2 GiB limit of ONNX files (keep weights in external data)"));
+  }
+  // Parsed straight from the file: a model's weights are copied once, into
+  // the protobuf, not first into a buffer of the whole file.
+  ScopedFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0) return ErrnoStatus(errno, "reading", path);
+  if (size == 0) return absl::InvalidArgumentError(absl::StrCat(path, ": empty file"));
+  onnx::ModelProto model;
+  google::protobuf::io::FileInputStream stream(fd.get());
+  if (!model.ParseFromZeroCopyStream(&stream) || stream.GetErrno() != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        path, ": not an ONNX model (the protobuf does not parse: malformed or truncated)"));
+  }
+  return CheckParsed(std::move(model), path);
 }
 
 absl::Status CheckModel(const onnx::ModelProto& model) {
