@@ -1,12 +1,12 @@
 #include "compiler/onnx/onnx_tensor.h"
 
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <limits>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/status_macros.h"
 
 namespace rk::compiler::onnx_io {
 namespace {
@@ -170,62 +170,38 @@ absl::StatusOr<HostTensor> TensorFromProto(const TensorProto& proto, const std::
   }
   if (proto.has_raw_data()) return from_bytes(proto.raw_data());
 
+  // The typed fields: each element converted into the tensor's storage
+  // (16-bit floats arrive as their bit patterns, bool as 0/1, in int32_data).
   HostTensor t(type);
+  auto copy = [&](const char* field, const auto& values, auto store) -> absl::Status {
+    RK_RETURN_IF_ERROR(CheckCount(proto, field, values.size(), count));
+    for (int64_t i = 0; i < count; ++i) store(i, values.Get(static_cast<int>(i)));
+    return absl::OkStatus();
+  };
+  absl::Status copied;
   switch (*dtype) {
-    case DType::kF32: {
-      if (absl::Status s = CheckCount(proto, "float_data", proto.float_data_size(), count); !s.ok()) {
-        return s;
-      }
-      std::memcpy(t.raw_data(), proto.float_data().data(), count * sizeof(float));
+    case DType::kF32:
+      copied = copy("float_data", proto.float_data(), [&](int64_t i, float v) { t.data<float>()[i] = v; });
       break;
-    }
-    case DType::kF64: {
-      if (absl::Status s = CheckCount(proto, "double_data", proto.double_data_size(), count);
-          !s.ok()) {
-        return s;
-      }
-      std::memcpy(t.raw_data(), proto.double_data().data(), count * sizeof(double));
+    case DType::kF64:
+      copied = copy("double_data", proto.double_data(), [&](int64_t i, double v) { t.data<double>()[i] = v; });
       break;
-    }
-    case DType::kI64: {
-      if (absl::Status s = CheckCount(proto, "int64_data", proto.int64_data_size(), count);
-          !s.ok()) {
-        return s;
-      }
-      std::memcpy(t.raw_data(), proto.int64_data().data(), count * sizeof(int64_t));
+    case DType::kI64:
+      copied = copy("int64_data", proto.int64_data(), [&](int64_t i, int64_t v) { t.data<int64_t>()[i] = v; });
       break;
-    }
-    case DType::kI32: {
-      if (absl::Status s = CheckCount(proto, "int32_data", proto.int32_data_size(), count);
-          !s.ok()) {
-        return s;
-      }
-      std::memcpy(t.raw_data(), proto.int32_data().data(), count * sizeof(int32_t));
+    case DType::kI32:
+      copied = copy("int32_data", proto.int32_data(), [&](int64_t i, int32_t v) { t.data<int32_t>()[i] = v; });
       break;
-    }
     case DType::kF16:
-    case DType::kBF16: {
-      // 16-bit patterns, one per int32 element.
-      if (absl::Status s = CheckCount(proto, "int32_data", proto.int32_data_size(), count);
-          !s.ok()) {
-        return s;
-      }
-      for (int64_t i = 0; i < count; ++i) {
-        t.data<uint16_t>()[i] = static_cast<uint16_t>(proto.int32_data(static_cast<int>(i)));
-      }
+    case DType::kBF16:
+      copied = copy("int32_data", proto.int32_data(),
+                    [&](int64_t i, int32_t v) { t.data<uint16_t>()[i] = static_cast<uint16_t>(v); });
       break;
-    }
-    case DType::kBool: {
-      if (absl::Status s = CheckCount(proto, "int32_data", proto.int32_data_size(), count);
-          !s.ok()) {
-        return s;
-      }
-      for (int64_t i = 0; i < count; ++i) {
-        t.data<uint8_t>()[i] = proto.int32_data(static_cast<int>(i)) != 0;
-      }
+    case DType::kBool:
+      copied = copy("int32_data", proto.int32_data(), [&](int64_t i, int32_t v) { t.data<uint8_t>()[i] = v != 0; });
       break;
-    }
   }
+  RK_RETURN_IF_ERROR(copied);
   return t;
 }
 
