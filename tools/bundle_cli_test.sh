@@ -67,5 +67,14 @@ expect 2 "capture --seed with --inputs" -- "$bin" capture g.rk --seed 1 --inputs
 expect 2 "capture wrong-sized input" -- "$bin" capture g.rk --inputs b.bin --inputs b.bin -o z
 expect 2 "capture a bad option" -- "$bin" capture g.rk --opt bogus=1 -o z
 expect 2 "pack a non-bundle" -- "$bin" pack notabundle -o n.tar.zst
+# Nothing existing is overwritten or replaced without being asked.
+echo "keep me" > precious.txt
+expect 2 "pack over an existing file" -- "$bin" pack bug -o precious.txt
+grep -q "keep me" precious.txt || fail "pack overwrote an existing file"
+expect 0 "pack --force over an existing archive" -- "$bin" pack bug -o bug.tar.zst --force
+cp bug/repro.json before.json
+expect 2 "minify into its own input" -- "$bin" minify bug -o bug
+expect 2 "minify into its own input, spelled differently" -- "$bin" minify bug -o ./bug/
+cmp -s before.json bug/repro.json || fail "minify -o BUNDLE changed the input"
 for c in capture run pack unpack; do expect 0 "$c --help" -- "$bin" $c --help; done
 exit $((fails > 0))

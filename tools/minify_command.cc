@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <csignal>
+#include <filesystem>
 #include <cstdio>
 
 #include "minifier/minify_bundle.h"
@@ -67,6 +68,17 @@ int RunMinify(absl::Span<const std::string> args) {
                                      "expected one BUNDLE, -o OUT and -j >= 1 (see --help)"));
   }
   options.input_dir = (*positional)[0];
+  {
+    // Minifying into the input would replace the bundle being minified.
+    std::error_code ec;
+    const auto in = std::filesystem::weakly_canonical(options.input_dir, ec);
+    const auto out = std::filesystem::weakly_canonical(options.output_dir, ec);
+    if (!ec && in == out) {
+      return ReportError("minify", absl::InvalidArgumentError(absl::StrCat(
+                                       "-o ", options.output_dir, " is the input bundle; minify writes a "
+                                       "new bundle and keeps the original: choose another -o")));
+    }
+  }
   options.jobs = static_cast<int>(jobs);
   options.stop = &g_stop;
   std::signal(SIGINT, StopOnSignal);

@@ -2,6 +2,7 @@
 // one self-contained file per bundle, to attach to a bug report. Needs no tar
 // or zstd binaries (repro/bundle/pack.h).
 #include <cstdio>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,12 +30,18 @@ int RunPack(absl::Span<const std::string> args) {
                 "to a bug report; `reprokit unpack` or `tar --zstd -xf` opens it.\n"
                 "The default output is <bundle name>.tar.zst here. Exit: 0 ok, 2 bad input.");
   flags.String("out", &out, "archive to write", 'o');
+  bool force = false;
+  flags.Bool("force", &force, "replace an existing archive at -o");
   int exit_code = kExitOk;
   const std::optional<std::string> arg =
       ParseSingleArgument(flags, args, kName, "BUNDLE", &exit_code);
   if (!arg.has_value()) return exit_code;
   const std::string& bundle = *arg;
   if (out.empty()) out = BaseName(bundle) + ".tar.zst";
+  if (std::filesystem::exists(out) && !force) {
+    return ReportError(kName, absl::AlreadyExistsError(absl::StrCat(
+                                  out, " exists; pack does not overwrite files (--force replaces it)")));
+  }
   absl::StatusOr<repro::PackStats> stats = repro::PackBundle(bundle, out);
   if (!stats.ok()) return ReportError(kName, stats.status());
   std::printf("packed %lld files (%llu bytes) into %s (%llu bytes)\n",

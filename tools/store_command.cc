@@ -2,6 +2,7 @@
 // store (docs/STORE.md).
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -176,6 +177,12 @@ int RunStore(absl::Span<const std::string> args) {
   }
   if (action != "verify" && repair) {
     return ReportError(kCommand, absl::InvalidArgumentError("--repair is for verify"));
+  }
+  // verify and gc on a store that does not exist would report a clean,
+  // empty store: most likely a mistyped --root.
+  if (action != "stats" && !std::filesystem::is_directory(root)) {
+    return ReportError(kCommand, absl::NotFoundError(absl::StrCat(
+                                     "store root ", root, " does not exist (check --root or $REPROKIT_STORE)")));
   }
   absl::StatusOr<std::unique_ptr<repro::LocalStore>> store = repro::LocalStore::Open(root);
   if (!store.ok()) return ReportError(kCommand, store.status());

@@ -11,9 +11,15 @@ run() {  # run WANT_EXIT args...
   "$bin" store "$@" --root "$store" >"$TEST_TMPDIR/out" 2>"$TEST_TMPDIR/err"; local got=$?
   [[ $got == "$want" ]] || fail "store $*: exit $got, want $want"
 }
-# An empty (not yet created) store.
+# An empty (not yet created) store: stats says so, verify and gc refuse it
+# (a mistyped --root must not read as "all intact").
 run 0 stats --json
 grep -q '"objects": 0' "$TEST_TMPDIR/out" || fail "empty store stats"
+run 2 verify
+grep -q "does not exist" "$TEST_TMPDIR/err" || fail "verify of a missing root"
+run 2 gc --bundles "$TEST_TMPDIR"
+grep -q "does not exist" "$TEST_TMPDIR/err" || fail "gc of a missing root"
+mkdir -p "$store"
 run 0 verify
 run 2 gc
 grep -q "needs at least one --bundles" "$TEST_TMPDIR/err" || fail "gc without bundles"
