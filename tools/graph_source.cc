@@ -1,5 +1,7 @@
 #include "tools/graph_source.h"
 
+#include <filesystem>
+
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -7,6 +9,7 @@
 #include "absl/strings/str_split.h"
 #include "base/status_macros.h"
 #include "compiler/ir/parser.h"
+#include "repro/bundle/bundle.h"
 #include "tools/onnx_source.h"
 
 namespace rk::tools {
@@ -61,6 +64,15 @@ absl::StatusOr<GraphSource> LoadGraphSource(const std::string& path,
     return absl::InvalidArgumentError(
         absl::StrCat("--input-shape applies to ONNX models only; ", path,
                      " is a graph with static shapes"));
+  }
+  if (std::filesystem::is_directory(path)) {
+    // Not a bundle (the commands that take bundles asked first): say why.
+    if (std::filesystem::exists(std::filesystem::path(path) / "repro.json")) {
+      absl::StatusOr<repro::LoadedBundle> bundle = repro::LoadBundle(path);
+      if (!bundle.ok()) return bundle.status();
+    }
+    return absl::InvalidArgumentError(absl::StrCat(
+        path, " is a directory without a repro.json: not a graph, model or bundle"));
   }
   GraphSource source;
   RK_ASSIGN_OR_RETURN(source.graph, compiler::ParseFile(path));

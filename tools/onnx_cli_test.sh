@@ -51,6 +51,11 @@ expect_exit 2 "not an ONNX model" "$R" check truncated.onnx
 expect_exit 2 "which is not an input of the model" "$R" check mlp.onnx --input-shape "y=[1]"
 expect_exit 2 "applies to ONNX models only" "$R" check b/graph.rk --input-shape "x=[1]"
 [[ ! -e u && ! -e e.onnx ]] || fail "bad input wrote something"
+# A directory that is not a bundle, or a bundle with a broken repro.json.
+mkdir -p empty broken && echo "{bad" > broken/repro.json
+expect_exit 2 "is a directory without a repro.json" "$R" check empty
+expect_exit 2 "repro.json" "$R" check broken
+grep -q "1 GiB" out.txt && fail "a broken bundle read as a huge graph file"
 
 echo "== capture, minify, export"
 expect_exit 0 "captured accuracy" "$R" capture mlp.onnx --input-shape "x=[2,16]" --opt faults=relu:accuracy -o bug
