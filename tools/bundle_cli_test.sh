@@ -72,6 +72,9 @@ echo "keep me" > precious.txt
 expect 2 "pack over an existing file" -- "$bin" pack bug -o precious.txt
 grep -q "keep me" precious.txt || fail "pack overwrote an existing file"
 expect 0 "pack --force over an existing archive" -- "$bin" pack bug -o bug.tar.zst --force
+expect 2 "unpack past --max-bytes" -- "$bin" unpack bug.tar.zst -o toosmall --max-bytes 100
+grep -q "exceed the limit of 100 bytes" "$err" || fail "unpack limit message"
+[[ ! -e toosmall ]] || fail "a refused unpack left toosmall behind"
 cp bug/repro.json before.json
 expect 2 "minify into its own input" -- "$bin" minify bug -o bug
 expect 2 "minify into its own input, spelled differently" -- "$bin" minify bug -o ./bug/

@@ -60,11 +60,16 @@ int RunUnpack(absl::Span<const std::string> args) {
                 "absolute paths, `..` or links, sizes and checksums, and that the result\n"
                 "loads as a bundle. Exit: 0 ok, 2 bad or unsafe archive.");
   flags.String("out", &out, "directory to create", 'o');
+  repro::UnpackLimits limits;
+  int64_t max_bytes = static_cast<int64_t>(limits.max_total_bytes);
+  flags.Int("max-bytes", &max_bytes, "most bytes of file contents to extract (default 1 GiB)");
   int exit_code = kExitOk;
   const std::optional<std::string> arg =
       ParseSingleArgument(flags, args, kName, "FILE", &exit_code);
   if (!arg.has_value()) return exit_code;
   const std::string& archive = *arg;
+  if (max_bytes < 0) return ReportError(kName, absl::InvalidArgumentError("--max-bytes must be >= 0"));
+  limits.max_total_bytes = static_cast<uint64_t>(max_bytes);
   if (out.empty()) {
     out = BaseName(archive);
     for (const char* suffix : {".tar.zst", ".tzst"}) {
@@ -77,7 +82,7 @@ int RunUnpack(absl::Span<const std::string> args) {
       return ReportError(kName, absl::InvalidArgumentError("cannot derive DIR; pass -o DIR"));
     }
   }
-  absl::StatusOr<repro::PackStats> stats = repro::UnpackBundle(archive, out);
+  absl::StatusOr<repro::PackStats> stats = repro::UnpackBundle(archive, out, limits);
   if (!stats.ok()) return ReportError(kName, stats.status());
   std::printf("unpacked %lld files (%llu bytes) into %s\n", static_cast<long long>(stats->files),
               static_cast<unsigned long long>(stats->file_bytes), out.c_str());

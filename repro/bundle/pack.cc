@@ -366,7 +366,9 @@ absl::Status ExtractEntries(ZstdReader& in, const fs::path& dest, const UnpackLi
     }
     if (rel->empty()) return absl::InvalidArgumentError("the top-level entry is not a directory");
     if (stats.file_bytes + *size > limits.max_total_bytes) {
-      return absl::InvalidArgumentError("archive contents exceed the size limit");
+      return absl::InvalidArgumentError(absl::StrCat(
+          "archive contents exceed the limit of ", limits.max_total_bytes,
+          " bytes (at ", path, "); raise it with --max-bytes if the bundle is that large"));
     }
     fs::create_directories(target.parent_path(), ec);
     if (fs::exists(fs::symlink_status(target, ec))) {

@@ -33,7 +33,9 @@ struct PackStats {
 };
 
 struct UnpackLimits {
-  uint64_t max_total_bytes = uint64_t{64} << 30;  // file contents
+  // File contents. A small archive can expand to gigabytes; `reprokit unpack
+  // --max-bytes` raises this for bundles that really are that large.
+  uint64_t max_total_bytes = uint64_t{1} << 30;
   int64_t max_entries = 1000000;
 };
 
