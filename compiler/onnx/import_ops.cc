@@ -52,6 +52,15 @@ const std::map<std::string, Converter>& Table() {
       {"Conv", &ConvertConv}, {"MaxPool", &ConvertPool}, {"AveragePool", &ConvertPool},
       {"GlobalAveragePool", &ConvertGlobalPool}, {"GlobalMaxPool", &ConvertGlobalPool},
       {"Pad", &ConvertPad}, {"CumSum", &ConvertCumSum},
+      // Composed of several reprokit ops.
+      {"Tan", &ConvertComposed}, {"Sinh", &ConvertComposed}, {"Cosh", &ConvertComposed},
+      {"Celu", &ConvertComposed}, {"Shrink", &ConvertComposed}, {"IsInf", &ConvertComposed},
+      {"ReduceL1", &ConvertNormReduce}, {"ReduceL2", &ConvertNormReduce},
+      {"ReduceSumSquare", &ConvertNormReduce}, {"ReduceLogSum", &ConvertNormReduce},
+      {"ReduceLogSumExp", &ConvertNormReduce},
+      {"InstanceNormalization", &ConvertInstanceNorm},
+      {"DepthToSpace", &ConvertSpaceDepth}, {"SpaceToDepth", &ConvertSpaceDepth},
+      {"Trilu", &ConvertTrilu},
   };
   return *table;
 }

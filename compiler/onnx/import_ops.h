@@ -67,6 +67,13 @@ absl::Status ConvertGlobalPool(NodeContext& ctx);  // GlobalAveragePool, GlobalM
 absl::Status ConvertPad(NodeContext& ctx);
 absl::Status ConvertCumSum(NodeContext& ctx);
 
+// import_composed.cc (several reprokit ops each)
+absl::Status ConvertComposed(NodeContext& ctx);      // Tan, Sinh, Cosh, Celu, Shrink, IsInf
+absl::Status ConvertNormReduce(NodeContext& ctx);    // ReduceL1/L2/SumSquare/LogSum/LogSumExp
+absl::Status ConvertInstanceNorm(NodeContext& ctx);
+absl::Status ConvertSpaceDepth(NodeContext& ctx);    // DepthToSpace, SpaceToDepth
+absl::Status ConvertTrilu(NodeContext& ctx);
+
 }  // namespace rk::compiler::onnx_io
 
 #endif  // REPROKIT_COMPILER_ONNX_IMPORT_OPS_H_
