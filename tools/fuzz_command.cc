@@ -101,6 +101,13 @@ int RunFuzz(absl::Span<const std::string> args) {
   flags.String("policy", &policy, "accuracy policy (torch, strict, cosine)");
   flags.String("workspace", &workspace, "Bazel workspace to emit repros into (default: DIR)");
   flags.String("package-prefix", &package_prefix, "package path prefix for emitted repros");
+  std::string backends;
+  std::vector<std::string> backend_opts;
+  flags.String("backends", &backends,
+               "configurations to judge, comma-separated, instead of cpu,cpu-O0,cuda: cpu, "
+               "cpu-O0, cuda, or external backends by NAME or PATH (docs/BACKENDS.md)");
+  flags.Repeated("backend-opt", &backend_opts,
+                 "key=value option for every external backend in --backends");
   flags.Bool("no-gpu", &no_gpu, "skip the cuda configuration");
   flags.Bool("no-o0", &no_o0, "skip the opt_level=0 configuration");
   flags.Bool("no-emit", &no_emit, "do not emit Bazel packages");
@@ -147,6 +154,15 @@ int RunFuzz(absl::Span<const std::string> args) {
   options.workspace_dir = workspace;
   options.package_prefix = package_prefix;
   options.gpu = !no_gpu;
+  if (!backends.empty()) options.backends = absl::StrSplit(backends, ',', absl::SkipEmpty());
+  for (const std::string& item : backend_opts) {
+    const size_t eq = item.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      return ReportError("fuzz", absl::InvalidArgumentError(
+                                     absl::StrCat("--backend-opt '", item, "': expected key=value")));
+    }
+    options.backend_options.push_back(absl::StrCat(item.substr(0, eq), ":", item.substr(eq + 1)));
+  }
   options.opt_levels = !no_o0;
   options.emit = !no_emit;
   options.command_line = absl::StrCat("reprokit fuzz ", absl::StrJoin(args, " "));

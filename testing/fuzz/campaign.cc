@@ -25,6 +25,7 @@
 #include "repro/oracle/oracle.h"
 #include "testing/fuzz/campaign_state.h"
 #include "testing/fuzz/finding_signature.h"
+#include "repro/backend/locate.h"
 #include "testing/fuzz/report.h"
 
 namespace rk::fuzz {
@@ -107,6 +108,9 @@ class Campaign {
  private:
   absl::Status Setup();
   void ProbeGpu();
+  // environment.backend for a bundle judged with `options` (null for the
+  // built-in compiler).
+  Json BackendRecord(const CompileOptions& options);
   bool NextIndex(int64_t* index);
   void Worker();
   void Process(int64_t index);
@@ -168,11 +172,35 @@ absl::Status Campaign::Setup() {
 
   CompileOptions base;
   base.faults = options_.faults;
-  configs_.push_back({"cpu", base});
-  if (options_.opt_levels) {
-    CompileOptions o0 = base;
-    o0.opt_level = 0;
-    configs_.push_back({"cpu-O0", o0});
+  bool want_gpu = options_.gpu;
+  if (options_.backends.empty()) {
+    configs_.push_back({"cpu", base});
+    if (options_.opt_levels) {
+      CompileOptions o0 = base;
+      o0.opt_level = 0;
+      configs_.push_back({"cpu-O0", o0});
+    }
+  } else {
+    want_gpu = false;
+    for (const std::string& b : options_.backends) {
+      if (b == "cpu" || b == "builtin") {
+        configs_.push_back({"cpu", base});
+      } else if (b == "cpu-O0") {
+        CompileOptions o0 = base;
+        o0.opt_level = 0;
+        configs_.push_back({"cpu-O0", o0});
+      } else if (b == "cuda") {
+        want_gpu = true;
+      } else {
+        CompileOptions external;
+        if (absl::Status s = external.Set("backend", repro::CanonicalBackendSpec(b)); !s.ok()) {
+          return s;
+        }
+        external.backend_options = options_.backend_options;
+        const size_t slash = b.find_last_of('/');
+        configs_.push_back({slash == std::string::npos ? b : b.substr(slash + 1), external});
+      }
+    }
   }
   for (const Config& c : configs_) {
     if (absl::Status s = CompileOptions::Parse(c.options.ToString()).status(); !s.ok()) return s;
@@ -184,7 +212,13 @@ absl::Status Campaign::Setup() {
   absl::StatusOr<std::unique_ptr<repro::Oracle>> created = repro::Oracle::Create(oracle);
   if (!created.ok()) return created.status();
   oracle_ = *std::move(created);
-  if (options_.gpu) ProbeGpu();
+  // An external backend that is missing or broken stops the campaign here.
+  for (const Config& c : configs_) {
+    if (!c.options.external()) continue;
+    absl::StatusOr<repro::BackendHello> hello = oracle_->Backend(c.options.backend);
+    if (!hello.ok()) return hello.status();
+  }
+  if (want_gpu) ProbeGpu();
   return absl::OkStatus();
 }
 
@@ -197,9 +231,8 @@ void Campaign::ProbeGpu() {
   if (!y.ok() || !b.Output(*y).ok()) return;
   absl::StatusOr<Graph> g = b.Build();
   if (!g.ok()) return;
-  CompileOptions cuda = configs_.front().options;
+  CompileOptions cuda;
   cuda.device = "cuda";
-  cuda.faults.clear();
   absl::StatusOr<repro::Verdict> v =
       oracle_->Judge(*g, {HostTensor::Full(g->type(x), 1.0)}, cuda);
   if (!v.ok()) {
@@ -290,6 +323,17 @@ void Campaign::Process(int64_t index) {
   MaybeReportLocked(false);
 }
 
+Json Campaign::BackendRecord(const CompileOptions& options) {
+  if (!options.external()) return Json();
+  absl::StatusOr<repro::BackendHello> hello = oracle_->Backend(options.backend);
+  if (!hello.ok()) return Json();
+  Json j = Json::MakeObject();
+  j["spec"] = options.backend;
+  j["name"] = hello->name;
+  j["version"] = hello->version;
+  return j;
+}
+
 void Campaign::HandleFailure(const Graph& graph, const std::vector<HostTensor>& inputs,
                              const Config& config, const repro::Verdict& verdict, int64_t index,
                              uint64_t seed) {
@@ -313,6 +357,7 @@ void Campaign::HandleFailure(const Graph& graph, const std::vector<HostTensor>& 
   capture.captured_by = "reprokit fuzz";
   capture.command_line = options_.command_line;
   capture.policy = options_.policy;
+  capture.backend = BackendRecord(config.options);
   if (absl::Status s = repro::Capture(graph, inputs, config.options, verdict, tmp + "/bundle", capture);
       !s.ok()) {
     Error(absl::StrCat("capture: ", s.message()));
@@ -343,7 +388,9 @@ void Campaign::HandleFailure(const Graph& graph, const std::vector<HostTensor>& 
     best = {graph, inputs};
   }
   record.minimize_seconds = Since(t0);
-  record.signature = FindingSignature(final_verdict.signature, best.graph);
+  // Each external backend dedups its own findings.
+  record.signature = absl::StrCat(config.options.external() ? config.name + ":" : "",
+                                  FindingSignature(final_verdict.signature, best.graph));
   record.verdict_signature = final_verdict.signature.ToString();
   record.config = config.name;
   record.options = config.options.ToString();
@@ -400,6 +447,7 @@ void Campaign::Publish(FindingRecord record, const minifier::Candidate& best,
   capture.command_line = options_.command_line;
   capture.parent_hash = parent_hash;
   capture.policy = options_.policy;
+  capture.backend = BackendRecord(config.options);
   absl::Status s = repro::Capture(best.graph, best.inputs, config.options, verdict,
                                   (dir / "min").string(), capture);
   if (!s.ok()) record.emit_error = absl::StrCat("capture: ", s.message());

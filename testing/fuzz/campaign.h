@@ -59,6 +59,13 @@ struct CampaignOptions {
   std::vector<std::string> known_signatures;  // FindingSignature strings
   bool opt_levels = true;  // the cpu-O0 configuration
   bool gpu = true;         // the cuda configuration, when usable
+  // Non-empty: the configurations judged, instead of cpu, cpu-O0 and cuda:
+  // cpu (or builtin), cpu-O0, cuda, or an external backend's name or path
+  // (docs/BACKENDS.md). Findings of an external backend are signed with its
+  // name in front ("torch_inductor:accuracy:..."), so each backend dedups
+  // its own.
+  std::vector<std::string> backends;
+  std::vector<std::string> backend_options;  // "key:value", for every external backend
   std::string policy = "torch";
   double judge_timeout_seconds = 20;
   double minimize_seconds = 60;  // per finding
