@@ -1,9 +1,12 @@
 #include "repro/oracle/oracle.h"
 
+#include <cmath>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <utility>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
@@ -253,6 +256,12 @@ absl::StatusOr<BackendRunner*> Oracle::Runner(const std::string& spec) {
   BackendLimits limits;
   limits.timeout = config_.limits.timeout;
   limits.memory_bytes = config_.limits.memory_bytes;
+  if (const char* start = std::getenv("REPROKIT_BACKEND_START_TIMEOUT"); start != nullptr) {
+    double seconds = 0;
+    if (absl::SimpleAtod(start, &seconds) && seconds > 0 && std::isfinite(seconds)) {
+      limits.start_timeout = absl::Seconds(seconds);
+    }
+  }
   absl::StatusOr<std::unique_ptr<BackendRunner>> runner =
       BackendRunner::Create(spec, std::max(1, config_.workers), limits);
   if (!runner.ok()) return runner.status();
