@@ -1,7 +1,8 @@
 // `reprokit export BUNDLE|GRAPH --onnx -o repro.onnx`: a (minimized) repro as
-// an ONNX model that ONNX's checker accepts, with its inputs and the
-// reference interpreter's outputs in ONNX's test-data layout, so it can be
-// filed against ONNX Runtime, TensorRT or any other ONNX consumer.
+// an ONNX model that ONNX's checker accepts (where the build has one:
+// compiler/onnx/checker.h), with its inputs and the reference interpreter's
+// outputs in ONNX's test-data layout, so it can be filed against ONNX Runtime,
+// TensorRT or any other ONNX consumer.
 #include <cstdio>
 #include <filesystem>
 #include <optional>
@@ -10,6 +11,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "compiler/ir/seeded_inputs.h"
+#include "compiler/onnx/checker.h"
 #include "compiler/reference/interpreter.h"
 #include "repro/bundle/bundle.h"
 #include "tools/flags.h"
@@ -30,11 +32,16 @@ int RunExport(absl::Span<const std::string> args) {
   int64_t seed = 0;
   FlagSet flags(
       "export BUNDLE|GRAPH --onnx -o MODEL.onnx [--data-dir DIR | --no-data]",
-      "Writes the bundle's (or graph's) graph as an ONNX model (opset 17) that\n"
-      "passes ONNX's checker, and beside it, in ONNX's test-data layout, its inputs\n"
-      "(input_<i>.pb: the bundle's, or the seeded ones for a graph) and the\n"
-      "reference interpreter's outputs (output_<i>.pb). docs/ONNX.md maps the ops.\n"
-      "Exit: 0 written, 2 bad input or an op with no ONNX form.");
+      absl::StrCat(
+          "Writes the bundle's (or graph's) graph as an ONNX model (opset 17) and\n"
+          "beside it, in ONNX's test-data layout, its inputs (input_<i>.pb: the\n"
+          "bundle's, or the seeded ones for a graph) and the reference interpreter's\n"
+          "outputs (output_<i>.pb). docs/ONNX.md maps the ops. ",
+          compiler::onnx_io::HaveOnnxChecker()
+              ? "ONNX's checker accepts\nthe model before it is written.\n"
+              : "This static build has no\nONNX checker to run on the model "
+                "(docs/ONNX.md, \"Static builds\").\n",
+          "Exit: 0 written, 2 bad input or an op with no ONNX form."));
   flags.Bool("onnx", &onnx, "write ONNX (the only format; required)");
   flags.String("out", &out, "model file to write (required)", 'o');
   flags.String("data-dir", &data_dir, "where the tensors go (default: MODEL_data/ beside it)");

@@ -1,7 +1,5 @@
 // ONNX models as a GraphSource (graph_source.h): the import itself, and the
-// ONNX export of a graph. Two implementations: onnx_source.cc (with
-// compiler/onnx) and onnx_source_absent.cc (a build without libonnx, which
-// refuses with the reason).
+// ONNX export of a graph, over compiler/onnx.
 //
 // Tested by tools/onnx_cli_test.sh.
 #ifndef REPROKIT_TOOLS_ONNX_SOURCE_H_

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/file_util.h"
 #include "base/status_macros.h"
+#include "compiler/onnx/checker.h"
 #include "compiler/onnx/model_file.h"
 #include "compiler/onnx/onnx_tensor.h"
 #include "compiler/support/version.h"

@@ -3,15 +3,13 @@
 #include <fcntl.h>
 
 #include <cerrno>
-#include <exception>
 #include <filesystem>
 #include <system_error>
 
 #include "absl/strings/str_cat.h"
 #include "base/file_util.h"
+#include "compiler/onnx/checker.h"
 #include "google/protobuf/io/zero_copy_stream_impl.h"
-#include "onnx/checker.h"
-
 
 namespace rk::compiler::onnx_io {
 
@@ -73,15 +71,6 @@ absl::StatusOr<onnx::ModelProto> ReadModelFile(const std::string& path) {
         path, ": not an ONNX model (the protobuf does not parse: malformed or truncated)"));
   }
   return CheckParsed(std::move(model), path);
-}
-
-absl::Status CheckModel(const onnx::ModelProto& model) {
-  try {
-    onnx::checker::check_model(model);
-  } catch (const std::exception& e) {
-    return absl::InvalidArgumentError(absl::StrCat("ONNX checker: ", e.what()));
-  }
-  return absl::OkStatus();
 }
 
 absl::StatusOr<int64_t> DefaultOpset(const onnx::ModelProto& model) {

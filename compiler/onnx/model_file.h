@@ -1,8 +1,10 @@
 // Reading and writing ONNX model files, with the checks that come before any
 // conversion: the file parses as a ModelProto (protobuf, through Debian's
-// libonnx), its IR version is one this build's ONNX understands (3 to
-// onnx::IR_VERSION), it imports the default operator set, and ONNX's own
-// checker accepts it. Each failure is a specific InvalidArgument.
+// libonnx, or classes generated from its schema in --config=static builds),
+// its IR version is one this build's ONNX understands (3 to onnx::IR_VERSION),
+// it imports the default operator set, and ONNX's own checker accepts it
+// (checker.h; static builds have none). Each failure is a specific
+// InvalidArgument.
 //
 // Tested by compiler/onnx/importer_test.cc (bad files) and
 // compiler/onnx/exporter_test.cc (written models pass the checker).
@@ -24,9 +26,6 @@ inline constexpr int64_t kMaxModelFileBytes = int64_t{2} << 30;
 
 absl::StatusOr<onnx::ModelProto> ParseModel(const std::string& bytes, const std::string& what);
 absl::StatusOr<onnx::ModelProto> ReadModelFile(const std::string& path);
-
-// ONNX's checker (onnx::checker::check_model) as a Status.
-absl::Status CheckModel(const onnx::ModelProto& model);
 
 // The default-domain opset the model imports.
 absl::StatusOr<int64_t> DefaultOpset(const onnx::ModelProto& model);

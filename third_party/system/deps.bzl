@@ -22,4 +22,11 @@ def reprokit_system_deps(reprokit_repo = ""):
             path = "/usr/lib/x86_64-linux-gnu",
             build_file = prefix + "//third_party/system:" + name + ".BUILD",
         )
+    # ONNX's schema, for --config=static: onnx.BUILD compiles it with the system
+    # protoc, as Debian ships ONNX's protobuf classes only in a shared library.
+    native.new_local_repository(
+        name = "system_onnx_schema",
+        path = "/usr/include/onnx",
+        build_file_content = 'exports_files(["onnx.proto"])',
+    )
     cuda_headers_repository(name = "cuda_headers")
