@@ -4,6 +4,7 @@
 #include "base/status_macros.h"
 #include "compiler/onnx/exporter.h"
 #include "compiler/onnx/importer.h"
+#include "compiler/onnx/checker.h"
 #include "compiler/onnx/model_file.h"
 #include "repro/oracle/backend_runner.h"
 
