@@ -262,7 +262,14 @@ void Campaign::Process(int64_t index) {
     stats_.valid += valid;
     stats_.nan_free += nan_free;
     stats_.generate_seconds += generate_seconds;
-    if (g.ok()) stats_.coverage.Add(g->graph);
+    if (g.ok()) {
+      stats_.coverage.Add(g->graph);
+      for (int i = 0; i < g->graph.num_nodes(); ++i) {
+        const compiler::Node& n = g->graph.node(compiler::NodeId(i));
+        ++stats_.op_dtypes[absl::StrCat(std::string(compiler::OpName(n.op)), ":",
+                                        std::string(compiler::DTypeName(n.type.dtype)))];
+      }
+    }
   }
   if (!g.ok()) Error(std::string(g.status().message()));
   if (valid) {

@@ -127,6 +127,9 @@ struct CampaignStats {
   double minimize_seconds = 0;
   std::map<std::string, int64_t> verdicts;  // "cpu:pass" -> count
   compiler::generator::OpCoverage coverage;
+  // Nodes generated per "op:dtype" (the node's result dtype), for the
+  // report's coverage heat map.
+  std::map<std::string, int64_t> op_dtypes;
   std::vector<std::string> errors;  // generator or oracle errors (first few)
   // Sampled about once a second (less often in long campaigns) and at the end
   // of every run.

@@ -155,6 +155,9 @@ Json StatsToJson(const CampaignStats& s) {
     coverage.Set(compiler::OpName(op), static_cast<long long>(s.coverage.count(op)));
   }
   j.Set("coverage", std::move(coverage));
+  Json op_dtypes = Json::MakeObject();
+  for (const auto& [key, n] : s.op_dtypes) op_dtypes.Set(key, static_cast<long long>(n));
+  j.Set("op_dtypes", std::move(op_dtypes));
   Json errors = Json::MakeArray();
   for (const std::string& e : s.errors) errors.push_back(e);
   j.Set("errors", std::move(errors));
@@ -183,6 +186,11 @@ absl::Status StatsFromJson(const Json& j, CampaignStats* s) {
       if (std::optional<compiler::Op> op = compiler::ParseOp(key)) {
         s->coverage.counts[static_cast<int>(*op)] = n.int_value();
       }
+    }
+  }
+  if (const Json* c = j.Find("op_dtypes"); c != nullptr && c->is_object()) {
+    for (const auto& [key, n] : c->object()) {
+      if (n.is_number()) s->op_dtypes[key] = static_cast<int64_t>(n.double_value());
     }
   }
   if (const Json* e = j.Find("errors"); e != nullptr && e->is_array()) {
