@@ -133,7 +133,9 @@ void MinimizationSection(const repro::Bundle& b, const std::string& dir, HtmlPag
     return n.ok() ? absl::StrCat(*n) : "?";
   };
   std::vector<std::vector<std::string>> rows = {
-      {"compute nodes", Escape(nodes("start")), Escape(nodes("final"))}};
+      {"compute nodes (the minifier's count: a composite op counts as its lowering, constants "
+       "as nothing)",
+       Escape(nodes("start")), Escape(nodes("final"))}};
   page.Add(Table({"", "before", "after"}, rows));
   std::vector<std::string> facts;
   for (const char* key : {"oracle_calls", "cache_hits", "accepted_steps", "seconds", "complete",
@@ -154,7 +156,7 @@ void MinimizationSection(const repro::Bundle& b, const std::string& dir, HtmlPag
       if (calls.ok() && n.ok()) series.points.push_back({*calls, *n});
     }
     page.Add(LineChart("minify-progress", "Minifier progress: compute nodes vs oracle calls",
-                       "oracle calls", "compute nodes", {series}));
+                       "oracle calls", "compute nodes (minifier's count)", {series}));
   }
   if (const Json* parent = b.provenance.Find("parent"); parent != nullptr) {
     if (absl::StatusOr<std::string> pdir = parent->GetString("dir"); pdir.ok()) {
@@ -181,8 +183,8 @@ std::string BundlePage(const repro::LoadedBundle& b, const BundlePageOptions& op
       "<p>Signature: <code id=\"signature\">", Escape(bundle.expected.signature.ToString()),
       "</code></p>\n"));
   page.Paragraph(absl::StrCat("Message: ", bundle.expected.message));
-  page.Paragraph(absl::StrCat("Graph: ", graph.num_nodes() - graph.num_inputs(), " compute nodes, ",
-                              graph.num_inputs(), " inputs, ", graph.outputs().size(),
+  page.Paragraph(absl::StrCat("Graph: ", graph.num_nodes(), " nodes (", graph.num_inputs(),
+                              " of them inputs), ", graph.outputs().size(),
                               " outputs. Policy ", bundle.policy,
                               bundle.tol > 0 ? absl::StrCat(", tol ", bundle.tol) : "", "."));
   for (const std::string& w : b.warnings) page.Paragraph(absl::StrCat("Warning: ", w));

@@ -161,7 +161,7 @@ TEST_F(ReportTest, MinimizedBundleShowsSizesAndProgressChart) {
   const std::string html = Read(out);
   ExpectWellFormed(html);
   EXPECT_THAT(html, HasSubstr("<section id=\"minimization\""));
-  EXPECT_THAT(html, HasSubstr("<td>compute nodes</td><td>3</td><td>1</td>"));
+  EXPECT_THAT(html, HasSubstr("constants as nothing)</td><td>3</td><td>1</td>"));
   EXPECT_THAT(html, HasSubstr("id=\"minify-progress\""));
   EXPECT_THAT(html, HasSubstr("<polyline class=\"line s0\""));
 }
