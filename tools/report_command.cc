@@ -1,7 +1,7 @@
 // `reprokit report INPUT -o report.html`: one self-contained HTML page (inline
 // SVG and CSS, no scripts) for a repro bundle, a `compile --dump` directory or
 // a fuzz campaign directory (testing/report/report.h, docs/REPORT.md).
-// Tested by testing/report/report_cli_test.sh and browser_test.sh.
+// Tested by tools/report_cli_test.sh and tools/report_browser_test.sh.
 #include <cstdio>
 #include <filesystem>
 #include <string>

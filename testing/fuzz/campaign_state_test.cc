@@ -76,7 +76,8 @@ TEST(StatsJsonTest, RoundTripsInOrder) {
                   .failures = 5, .duplicates = 4, .known_hits = 3, .minimizations = 2,
                   .seconds = 0.5, .generate_seconds = 0.25, .judge_seconds = 0.125,
                   .minimize_seconds = 2.0, .verdicts = {{"cpu:pass", 6}}, .coverage = {},
-                  .op_dtypes = {{"relu:f32", 4}}, .errors = {"generator: no valid graph"}};
+                  .op_dtypes = {{"relu:f32", 4}}, .errors = {"generator: no valid graph"},
+                  .timeline = {}};
   s.coverage.counts[static_cast<int>(compiler::Op::kRelu)] = 4;
   const Json j = StatsToJson(s);
   const std::string text = j.Dump();

@@ -117,9 +117,9 @@ void DivergenceSection(const repro::LoadedBundle& b, HtmlPage& page, int* culpri
                                "judgement"},
                               rows),
                         "</details>\n"));
-  page.Paragraph(absl::StrCat("Every node materialized: ", report->fusion_groups_checked,
-                              " fusion groups (the default compile has ",
-                              report->fusion_groups_original, ")."));
+  page.Paragraph(absl::StrCat("Fusion groups with every node materialized: ",
+                              report->fusion_groups_checked, "; in the default compile: ",
+                              report->fusion_groups_original, "."));
 }
 
 void MinimizationSection(const repro::Bundle& b, const std::string& dir, HtmlPage& page) {
@@ -210,9 +210,9 @@ std::string BundlePage(const repro::LoadedBundle& b, const BundlePageOptions& op
         groups.push_back(g.detail);
       }
       style.clusters = FusionClusters(graph, groups);
-      fusion_note = absl::StrCat(groups.size(),
-                                 " fusion groups of the default compile drawn as dashed clusters "
-                                 "(nodes matched by name; nodes the passes made are not drawn).");
+      fusion_note = absl::StrCat("Fusion groups of the default compile: ", groups.size(),
+                                 ", drawn as dashed clusters (nodes matched by name; nodes the "
+                                 "passes made are not drawn).");
     } else {
       fusion_note = absl::StrCat("Fusion groups are not shown: ", exe.status().message());
     }

@@ -13,7 +13,7 @@
 // without them. Nothing here fails because a part is missing: the page says
 // what is not there and why.
 //
-// Tested by testing/report/report_test.cc and testing/report/browser_test.sh.
+// Tested by testing/report/report_test.cc and tools/report_browser_test.sh.
 #ifndef REPROKIT_TESTING_REPORT_BUNDLE_PAGE_H_
 #define REPROKIT_TESTING_REPORT_BUNDLE_PAGE_H_
 

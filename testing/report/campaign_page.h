@@ -8,7 +8,7 @@
 // A campaign directory holds state.json or findings/ (IsCampaignDir). The
 // page reads only what the campaign wrote; it writes nothing.
 //
-// Tested by testing/report/report_test.cc and testing/report/browser_test.sh.
+// Tested by testing/report/report_test.cc and tools/report_browser_test.sh.
 #ifndef REPROKIT_TESTING_REPORT_CAMPAIGN_PAGE_H_
 #define REPROKIT_TESTING_REPORT_CAMPAIGN_PAGE_H_
 

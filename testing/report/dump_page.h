@@ -8,7 +8,7 @@
 // A dump directory is one holding passes/ or fusion.txt (IsDumpDir). Parts
 // that are missing or unreadable are named on the page, not fatal.
 //
-// Tested by testing/report/report_test.cc and testing/report/browser_test.sh.
+// Tested by testing/report/report_test.cc and tools/report_browser_test.sh.
 #ifndef REPROKIT_TESTING_REPORT_DUMP_PAGE_H_
 #define REPROKIT_TESTING_REPORT_DUMP_PAGE_H_
 

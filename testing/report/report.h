@@ -4,7 +4,7 @@
 // campaign_page.h). For a campaign, each finding's minimized bundle gets its
 // own report (findings/<name>/report.html) for the campaign page to link to.
 //
-// Tested by testing/report/report_test.cc and testing/report/browser_test.sh.
+// Tested by testing/report/report_test.cc and tools/report_browser_test.sh.
 #ifndef REPROKIT_TESTING_REPORT_REPORT_H_
 #define REPROKIT_TESTING_REPORT_REPORT_H_
 
