@@ -263,6 +263,7 @@ void Engine::Accept(Prepared& prepared, std::string_view reduction) {
   ++stats_.accepted_steps;
   stats_.final_score = current_score_;
   stats_.seconds = Elapsed();
+  stats_.history.push_back({stats_.oracle_calls, current_score_.compute_nodes(), stats_.seconds});
   if (options_.on_accept) options_.on_accept(current_, stats_);
   Report(reduction, true);
 }
@@ -415,6 +416,7 @@ absl::Status Engine::Run(Candidate start) {
   }
   memo_[current_key_] = MemoEntry{*first, true};
   stats_.signature = first->signature;
+  stats_.history.push_back({stats_.oracle_calls, current_score_.compute_nodes(), Elapsed()});
   FixedPoint();
   if (!ShouldStop()) FinalChecks();
   return fatal_;

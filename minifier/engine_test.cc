@@ -135,6 +135,17 @@ TEST(Engine, CountsInvalidCandidatesAndCallsBackOnAccept) {
   EXPECT_EQ(accepted, result->stats.accepted_steps);
   EXPECT_GT(accepted, 0);
   EXPECT_LT(result->stats.final_score, result->stats.start_score);
+  // The progress history: the start, then one point per accepted step, with
+  // oracle calls growing and nodes never growing.
+  const std::vector<ProgressPoint>& history = result->stats.history;
+  ASSERT_EQ(history.size(), static_cast<size_t>(accepted) + 1);
+  EXPECT_EQ(history.front().nodes, result->stats.start_score.compute_nodes());
+  EXPECT_EQ(history.back().nodes, result->stats.final_score.compute_nodes());
+  for (size_t i = 1; i < history.size(); ++i) {
+    EXPECT_GE(history[i].oracle_calls, history[i - 1].oracle_calls);
+    EXPECT_LE(history[i].nodes, history[i - 1].nodes);
+  }
+  EXPECT_EQ(result->stats.ToJson().Find("history")->size(), history.size());
 }
 
 TEST(Engine, StopsCleanlyWhenAsked) {

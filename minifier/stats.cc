@@ -61,6 +61,15 @@ Json MinifyStats::ToJson() const {
     per.push_back(std::move(item));
   }
   json.Set("reductions", std::move(per));
+  Json history_json = Json::MakeArray();
+  for (const ProgressPoint& p : history) {
+    Json item = Json::MakeObject();
+    item.Set("calls", p.oracle_calls);
+    item.Set("nodes", p.nodes);
+    item.Set("seconds", p.seconds);
+    history_json.push_back(std::move(item));
+  }
+  json.Set("history", std::move(history_json));
   return json;
 }
 

@@ -24,6 +24,14 @@ struct ReductionStats {
   double seconds = 0;
 };
 
+// One point of a minimization's progress: after `oracle_calls` calls the
+// current best had `nodes` compute nodes.
+struct ProgressPoint {
+  int64_t oracle_calls = 0;
+  int64_t nodes = 0;
+  double seconds = 0;
+};
+
 struct MinifyStats {
   int64_t oracle_calls = 0;        // Interestingness::Judge calls issued (final checks included)
   // Calls whose answer a search consumed (at once, or later from the memo).
@@ -40,6 +48,9 @@ struct MinifyStats {
   // answered from the cache, and the most held in memory at once.
   ValueCacheCounters values;
   std::vector<ReductionStats> reductions;  // schedule order
+  // The start, then one point per accepted step (the report's progress chart;
+  // repro.json "minimization.history").
+  std::vector<ProgressPoint> history;
   // The signature the current best fails with (the expected one, or for
   // accuracy failures possibly re-anchored upstream: oracle_interestingness.h).
   std::string signature;

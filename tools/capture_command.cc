@@ -127,6 +127,7 @@ int RunCapture(absl::Span<const std::string> args) {
     std::printf(" (%s)", verdict->signature.ToString().c_str());
   }
   std::printf(" in %s\n", out.c_str());
+  std::printf("report: reprokit report %s -o %s.html\n", out.c_str(), out.c_str());
   return kExitOk;
 }
 

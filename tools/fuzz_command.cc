@@ -6,6 +6,7 @@
 #include <atomic>
 #include <csignal>
 #include <cstdio>
+#include <filesystem>
 #include <cstdlib>
 #include <fstream>
 #include <string>
@@ -18,6 +19,7 @@
 #include "testing/fuzz/campaign.h"
 #include "testing/fuzz/campaign_state.h"
 #include "testing/fuzz/report.h"
+#include "testing/report/report.h"
 #include "tools/flags.h"
 #include "tools/subcommand.h"
 
@@ -85,7 +87,8 @@ int RunFuzz(absl::Span<const std::string> args) {
       "bucketed structure of the minimized graph), deduplicated against DIR's findings\n"
       "and --known, and emitted as a Bazel package DIR/repros/<name> (a fresh WORKSPACE\n"
       "is created in DIR unless --workspace names another). Rerunning with the same DIR\n"
-      "resumes. Writes DIR/summary.json, summary.md and junit.xml.\n"
+      "resumes. Writes DIR/summary.json, summary.md, junit.xml and report.html\n"
+      "(the page of `reprokit report DIR`).\n"
       "Exit: 0 no new finding, 1 new findings, 2 usage error.");
   flags.String("out", &out, "campaign directory (created; reused to resume)", 'o');
   flags.String("time", &time_text, "wall-clock budget, e.g. 90s, 10m, 2h");
@@ -180,6 +183,16 @@ int RunFuzz(absl::Span<const std::string> args) {
   absl::StatusOr<fuzz::CampaignSummary> summary = fuzz::RunCampaign(options, progress);
   if (tty) std::fputs("\r\033[K", stderr);
   if (!summary.ok()) return ReportError(kName, summary.status());
+  // The HTML report beside summary.md; a campaign's findings are kept even
+  // when it cannot be drawn (no Graphviz), so that is a warning.
+  report::ReportOptions report_options;
+  const std::string report_path = (std::filesystem::path(out) / "report.html").string();
+  if (absl::StatusOr<report::InputKind> written =
+          report::WriteReport(out, report_path, report_options);
+      !written.ok()) {
+    std::fprintf(stderr, "reprokit: fuzz: report.html: %s\n",
+                 std::string(written.status().message()).c_str());
+  }
   if (json) {
     std::printf("%s\n", fuzz::SummaryJson(*summary).DumpPretty().c_str());
   } else {
@@ -189,7 +202,7 @@ int RunFuzz(absl::Span<const std::string> args) {
                   f.signature.c_str(), static_cast<long long>(f.hits), f.test_label.c_str());
     }
     if (!summary->gpu_note.empty()) std::printf("cuda skipped: %s\n", summary->gpu_note.c_str());
-    std::printf("reports: %s/summary.md, summary.json, junit.xml\n", out.c_str());
+    std::printf("reports: %s/summary.md, summary.json, junit.xml, report.html\n", out.c_str());
   }
   return summary->new_findings > 0 ? kExitReproduces : kExitOk;
 }

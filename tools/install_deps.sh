@@ -26,6 +26,7 @@ PACKAGES=(
   protobuf-compiler
   python3-onnx      # ONNX's node test cases and onnx.helper (ONNX tests)
   python3-numpy
+  chromium          # renders reports in tools/report_browser_test.sh (headless)
 )
 
 # Fast path: one stat per marker file instead of asking dpkg.
@@ -48,6 +49,7 @@ MARKERS=(
   /usr/bin/protoc
   /usr/lib/python3/dist-packages/onnx/__init__.py
   /usr/lib/python3/dist-packages/numpy/__init__.py
+  /usr/bin/chromium
 )
 all_there=1
 for m in "${MARKERS[@]}"; do

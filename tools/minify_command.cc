@@ -42,6 +42,7 @@ void PrintResult(const minifier::MinifyBundleResult& result, const std::string& 
                 result.stats.interrupted ? "interrupted" : "time limit");
   }
   std::printf("wrote %s (from %s)\n", out.c_str(), result.original_hash.c_str());
+  std::printf("report: reprokit report %s -o %s/report.html\n", out.c_str(), out.c_str());
 }
 
 int RunMinify(absl::Span<const std::string> args) {

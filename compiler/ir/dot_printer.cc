@@ -68,18 +68,40 @@ std::string NodeLabel(const Graph& g, NodeId id) {
 
 }  // namespace
 
-std::string PrintDot(const Graph& g) {
+std::string PrintDot(const Graph& g) { return PrintDot(g, DotStyle()); }
+
+std::string PrintDot(const Graph& g, const DotStyle& style) {
   std::string out = absl::StrCat("digraph \"", DotEscape(g.name()), "\" {\n",
                                  "  node [shape=box, fontname=\"monospace\"];\n");
   for (int i = 0; i < g.num_nodes(); ++i) {
     const Node& n = g.node(NodeId(i));
+    std::string extra;
+    if (style.element_ids) absl::StrAppend(&extra, ", id=\"n", i, "\"");
+    if (auto it = style.fill.find(i); it != style.fill.end()) {
+      absl::StrAppend(&extra, ", style=filled, fillcolor=\"", DotEscape(it->second), "\"");
+    }
     absl::StrAppend(&out, "  n", i, " [label=\"", NodeLabel(g, NodeId(i)), "\"",
-                    n.op == Op::kInput ? ", shape=ellipse" : "", "];\n");
+                    n.op == Op::kInput ? ", shape=ellipse" : "", extra, "];\n");
     for (NodeId operand : n.operands) absl::StrAppend(&out, "  n", operand.value, " -> n", i, ";\n");
   }
   for (size_t k = 0; k < g.outputs().size(); ++k) {
-    absl::StrAppend(&out, "  out", k, " [label=\"return #", k, "\", shape=plaintext];\n", "  n",
+    absl::StrAppend(&out, "  out", k, " [label=\"return #", k, "\", shape=plaintext",
+                    style.element_ids ? absl::StrCat(", id=\"out", k, "\"") : "", "];\n", "  n",
                     g.outputs()[k].value, " -> out", k, ";\n");
+  }
+  std::vector<bool> placed(g.num_nodes(), false);
+  for (size_t c = 0; c < style.clusters.size(); ++c) {
+    std::string members;
+    for (NodeId id : style.clusters[c].nodes) {
+      if (id.value < 0 || id.value >= g.num_nodes() || placed[id.value]) continue;
+      placed[id.value] = true;
+      absl::StrAppend(&members, " n", id.value, ";");
+    }
+    if (members.empty()) continue;
+    absl::StrAppend(&out, "  subgraph cluster_", c, " {\n    label=\"",
+                    DotEscape(style.clusters[c].label), "\"; style=dashed;",
+                    style.element_ids ? absl::StrCat(" id=\"cluster", c, "\";") : "", "\n   ",
+                    members, "\n  }\n");
   }
   absl::StrAppend(&out, "}\n");
   return out;

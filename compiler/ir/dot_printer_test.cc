@@ -86,5 +86,28 @@ TEST(DotPrinterTest, RendersSvgWhenGraphvizIsInstalled) {
   EXPECT_THAT(*text, HasSubstr("relu"));
 }
 
+TEST(DotPrinterTest, StyleAddsFillsClustersAndIds) {
+  DotStyle style;
+  style.element_ids = true;
+  style.fill[2] = "#ffb3b3";
+  style.clusters.push_back({"group \"0\"", {NodeId(1), NodeId(3)}});
+  style.clusters.push_back({"again", {NodeId(1)}});  // already placed: no cluster
+  const std::string dot = PrintDot(SmallGraph("g"), style);
+  EXPECT_THAT(dot, HasSubstr("id=\"n2\", style=filled, fillcolor=\"#ffb3b3\""));
+  EXPECT_THAT(dot, HasSubstr("id=\"out0\""));
+  EXPECT_THAT(dot, HasSubstr("subgraph cluster_0 {\n    label=\"group \\\"0\\\"\";"));
+  EXPECT_THAT(dot, HasSubstr(" n1; n3;"));
+  EXPECT_EQ(dot.find("cluster_1"), std::string::npos);
+  EXPECT_EQ(PrintDot(SmallGraph("g"), DotStyle()), PrintDot(SmallGraph("g")));
+  if (FindOnPath("dot").empty()) return;
+  const std::string svg = std::string(std::getenv("TEST_TMPDIR")) + "/styled.svg";
+  ASSERT_TRUE(RenderDotToSvg(dot, svg).ok());
+  absl::StatusOr<std::string> text = ReadFileToString(svg);
+  ASSERT_TRUE(text.ok()) << text.status();
+  EXPECT_THAT(*text, HasSubstr("id=\"n2\""));
+  EXPECT_THAT(*text, HasSubstr("id=\"cluster0\""));
+  EXPECT_THAT(*text, HasSubstr("#ffb3b3"));
+}
+
 }  // namespace
 }  // namespace rk::compiler

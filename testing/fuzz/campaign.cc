@@ -121,6 +121,8 @@ class Campaign {
                const std::string& parent_hash);
   void Error(const std::string& what);
   CampaignSummary SnapshotLocked() const;
+  double CampaignSecondsLocked() const { return seconds_before_ + Since(start_); }
+  void SampleTimelineLocked(double min_interval);
   void MaybeReportLocked(bool force);
 
   CampaignOptions options_;
@@ -293,7 +295,14 @@ void Campaign::Process(int64_t index) {
     stats_.valid += valid;
     stats_.nan_free += nan_free;
     stats_.generate_seconds += generate_seconds;
-    if (g.ok()) stats_.coverage.Add(g->graph);
+    if (g.ok()) {
+      stats_.coverage.Add(g->graph);
+      for (int i = 0; i < g->graph.num_nodes(); ++i) {
+        const compiler::Node& n = g->graph.node(compiler::NodeId(i));
+        ++stats_.op_dtypes[absl::StrCat(std::string(compiler::OpName(n.op)), ":",
+                                        std::string(compiler::DTypeName(n.type.dtype)))];
+      }
+    }
   }
   if (!g.ok()) Error(std::string(g.status().message()));
   if (valid) {
@@ -320,6 +329,7 @@ void Campaign::Process(int64_t index) {
   if (absl::Status s = done_->Add(index); !s.ok() && stats_.errors.size() < 20) {
     stats_.errors.push_back(std::string(s.message()));
   }
+  SampleTimelineLocked(1.0);
   MaybeReportLocked(false);
 }
 
@@ -344,6 +354,7 @@ void Campaign::HandleFailure(const Graph& graph, const std::vector<HostTensor>& 
     if (h.since_new >= options_.max_minimize_per_verdict && findings_.count(h.last_finding)) {
       ++stats_.duplicates;
       ++findings_[h.last_finding].hits;
+      findings_[h.last_finding].last_seen_seconds = CampaignSecondsLocked();
       (void)SaveFinding(options_.out_dir, findings_[h.last_finding]);
       return;
     }
@@ -418,6 +429,7 @@ void Campaign::HandleFailure(const Graph& graph, const std::vector<HostTensor>& 
       ++h.since_new;
       if (it != findings_.end()) {
         ++it->second.hits;
+        it->second.last_seen_seconds = CampaignSecondsLocked();
         h.last_finding = record.signature;
         (void)SaveFinding(options_.out_dir, it->second);
       }
@@ -431,6 +443,7 @@ void Campaign::HandleFailure(const Graph& graph, const std::vector<HostTensor>& 
       name = absl::StrCat(FindingName(final_verdict.signature, best.graph), "_", i);
     }
     record.name = name;
+    record.first_seen_seconds = record.last_seen_seconds = CampaignSecondsLocked();
     findings_[record.signature] = record;
     // Reserve the directory before leaving the lock.
     fs::rename(tmp, fs::path(options_.out_dir) / "findings" / name, ec);
@@ -475,6 +488,7 @@ void Campaign::Publish(FindingRecord record, const minifier::Candidate& best,
   std::lock_guard<std::mutex> lock(mu_);
   FindingRecord& stored = findings_[record.signature];
   record.hits = stored.hits;
+  record.last_seen_seconds = stored.last_seen_seconds;
   stored = record;
   if (absl::Status saved = SaveFinding(options_.out_dir, stored); !saved.ok()) {
     if (stats_.errors.size() < 20) stats_.errors.push_back(std::string(saved.message()));
@@ -498,6 +512,13 @@ CampaignSummary Campaign::SnapshotLocked() const {
   return summary;
 }
 
+void Campaign::SampleTimelineLocked(double min_interval) {
+  AddTimelinePoint(stats_,
+                   {CampaignSecondsLocked(), stats_.graphs, stats_.judgements, stats_.failures,
+                    static_cast<int64_t>(findings_.size())},
+                   min_interval);
+}
+
 void Campaign::MaybeReportLocked(bool force) {
   if (!progress_) return;
   if (!force && Since(last_report_) < 0.25) return;
@@ -510,10 +531,15 @@ absl::StatusOr<CampaignSummary> Campaign::Run(const CampaignProgressFn& progress
   if (absl::Status s = Setup(); !s.ok()) return s;
   start_ = Clock::now();
   last_report_ = start_;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    SampleTimelineLocked(0);
+  }
   std::vector<std::thread> threads;
   for (int i = 0; i < options_.jobs; ++i) threads.emplace_back([this] { Worker(); });
   for (std::thread& t : threads) t.join();
   std::lock_guard<std::mutex> lock(mu_);
+  SampleTimelineLocked(0);
   CampaignSummary summary = SnapshotLocked();
   stats_.seconds = summary.stats.seconds;
   if (absl::Status s = SaveStats(options_.out_dir, stats_); !s.ok()) return s;

@@ -99,8 +99,24 @@ struct FindingRecord {
   std::string test_label;
   std::string emit_error;
   int64_t hits = 1;               // failures deduplicated into it, all runs
+  // Campaign time (seconds, all runs) of the first and the latest hit.
+  double first_seen_seconds = 0;
+  double last_seen_seconds = 0;
   bool new_this_run = false;
 };
+
+// The campaign's counters at one moment, for the report's charts over time.
+struct TimelinePoint {
+  double seconds = 0;  // campaign time, all runs
+  int64_t graphs = 0;
+  int64_t judgements = 0;
+  int64_t failures = 0;
+  int64_t findings = 0;
+};
+
+// At most this many timeline points are kept: past it every other point is
+// dropped (the first and the newest stay).
+inline constexpr size_t kMaxTimelinePoints = 512;
 
 struct CampaignStats {
   int64_t graphs = 0;      // graphs attempted (generated or not)
@@ -118,8 +134,19 @@ struct CampaignStats {
   double minimize_seconds = 0;
   std::map<std::string, int64_t> verdicts;  // "cpu:pass" -> count
   compiler::generator::OpCoverage coverage;
+  // Nodes generated per "op:dtype" (the node's result dtype), for the
+  // report's coverage heat map.
+  std::map<std::string, int64_t> op_dtypes;
   std::vector<std::string> errors;  // generator or oracle errors (first few)
+  // Sampled about once a second (less often in long campaigns) and at the end
+  // of every run.
+  std::vector<TimelinePoint> timeline;
 };
+
+// Appends `point` unless the last point is less than `min_interval` seconds
+// older; thins the timeline to keep it under kMaxTimelinePoints. Returns
+// whether it appended.
+bool AddTimelinePoint(CampaignStats& stats, const TimelinePoint& point, double min_interval);
 
 struct CampaignSummary {
   CampaignOptions options;

@@ -94,6 +94,8 @@ const ScalarMember<FindingRecord> kFindingMembers[] = {
     {"test_label", &FindingRecord::test_label},
     {"emit_error", &FindingRecord::emit_error},
     {"hits", &FindingRecord::hits},
+    {"first_seen_seconds", &FindingRecord::first_seen_seconds},
+    {"last_seen_seconds", &FindingRecord::last_seen_seconds},
 };
 
 const ScalarMember<CampaignStats> kStatsMembers[] = {
@@ -129,6 +131,19 @@ absl::StatusOr<FindingRecord> FindingFromJson(const Json& j) {
   return f;
 }
 
+bool AddTimelinePoint(CampaignStats& stats, const TimelinePoint& point, double min_interval) {
+  std::vector<TimelinePoint>& t = stats.timeline;
+  if (!t.empty() && point.seconds - t.back().seconds < min_interval) return false;
+  t.push_back(point);
+  if (t.size() > kMaxTimelinePoints) {
+    std::vector<TimelinePoint> thinned;
+    for (size_t i = 0; i + 1 < t.size(); i += 2) thinned.push_back(t[i]);
+    thinned.push_back(t.back());
+    t = std::move(thinned);
+  }
+  return true;
+}
+
 Json StatsToJson(const CampaignStats& s) {
   Json j = Json::MakeObject();
   WriteMembers(s, kStatsMembers, j);
@@ -140,9 +155,23 @@ Json StatsToJson(const CampaignStats& s) {
     coverage.Set(compiler::OpName(op), static_cast<long long>(s.coverage.count(op)));
   }
   j.Set("coverage", std::move(coverage));
+  Json op_dtypes = Json::MakeObject();
+  for (const auto& [key, n] : s.op_dtypes) op_dtypes.Set(key, static_cast<long long>(n));
+  j.Set("op_dtypes", std::move(op_dtypes));
   Json errors = Json::MakeArray();
   for (const std::string& e : s.errors) errors.push_back(e);
   j.Set("errors", std::move(errors));
+  Json timeline = Json::MakeArray();
+  for (const TimelinePoint& p : s.timeline) {
+    Json x = Json::MakeArray();
+    x.push_back(p.seconds);
+    x.push_back(static_cast<long long>(p.graphs));
+    x.push_back(static_cast<long long>(p.judgements));
+    x.push_back(static_cast<long long>(p.failures));
+    x.push_back(static_cast<long long>(p.findings));
+    timeline.push_back(std::move(x));
+  }
+  j.Set("timeline", std::move(timeline));
   return j;
 }
 
@@ -159,8 +188,28 @@ absl::Status StatsFromJson(const Json& j, CampaignStats* s) {
       }
     }
   }
+  if (const Json* c = j.Find("op_dtypes"); c != nullptr && c->is_object()) {
+    for (const auto& [key, n] : c->object()) {
+      if (n.is_number()) s->op_dtypes[key] = static_cast<int64_t>(n.double_value());
+    }
+  }
   if (const Json* e = j.Find("errors"); e != nullptr && e->is_array()) {
     for (const Json& x : e->array()) s->errors.push_back(x.string_value());
+  }
+  // [seconds, graphs, judgements, failures, findings] per point; absent in
+  // state files written before the timeline existed.
+  if (const Json* t = j.Find("timeline"); t != nullptr && t->is_array()) {
+    for (const Json& x : t->array()) {
+      if (!x.is_array() || x.size() != 5) continue;
+      const Json::Array& a = x.array();
+      bool numbers = true;
+      for (const Json& v : a) numbers = numbers && v.is_number();
+      if (!numbers) continue;
+      s->timeline.push_back({a[0].double_value(), static_cast<int64_t>(a[1].double_value()),
+                             static_cast<int64_t>(a[2].double_value()),
+                             static_cast<int64_t>(a[3].double_value()),
+                             static_cast<int64_t>(a[4].double_value())});
+    }
   }
   return absl::OkStatus();
 }

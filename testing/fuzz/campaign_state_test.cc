@@ -23,7 +23,9 @@ FindingRecord SampleFinding() {
                        .package = "repros/relu_f32",
                        .test_label = "//repros/relu_f32:test",
                        .emit_error = "",
-                       .hits = 3};
+                       .hits = 3,
+                       .first_seen_seconds = 0.25,
+                       .last_seen_seconds = 7.5};
 }
 
 Json Parse(const std::string& text) {
@@ -41,7 +43,7 @@ TEST(FindingJsonTest, WritesEveryFieldInOrder) {
             R"("minimized_nodes":2,"oracle_calls":31,"minimize_seconds":1.5,)"
             R"("minimize_complete":true,"minimized_graph":"graph @g() {}",)"
             R"("package":"repros/relu_f32","test_label":"//repros/relu_f32:test",)"
-            R"("emit_error":"","hits":3})");
+            R"("emit_error":"","hits":3,"first_seen_seconds":0.25,"last_seen_seconds":7.5})");
 }
 
 TEST(FindingJsonTest, RoundTrips) {
@@ -74,7 +76,8 @@ TEST(StatsJsonTest, RoundTripsInOrder) {
                   .failures = 5, .duplicates = 4, .known_hits = 3, .minimizations = 2,
                   .seconds = 0.5, .generate_seconds = 0.25, .judge_seconds = 0.125,
                   .minimize_seconds = 2.0, .verdicts = {{"cpu:pass", 6}}, .coverage = {},
-                  .errors = {"generator: no valid graph"}};
+                  .op_dtypes = {{"relu:f32", 4}}, .errors = {"generator: no valid graph"},
+                  .timeline = {}};
   s.coverage.counts[static_cast<int>(compiler::Op::kRelu)] = 4;
   const Json j = StatsToJson(s);
   const std::string text = j.Dump();
@@ -87,6 +90,38 @@ TEST(StatsJsonTest, RoundTripsInOrder) {
   EXPECT_EQ(StatsToJson(back), j);
   EXPECT_EQ(back.coverage.count(compiler::Op::kRelu), 4);
   EXPECT_EQ(back.errors, s.errors);
+  EXPECT_EQ(back.op_dtypes, s.op_dtypes);
+}
+
+TEST(StatsJsonTest, TimelineRoundTripsAndOldStateHasNone) {
+  CampaignStats s;
+  s.timeline = {{0, 0, 0, 0, 0}, {1.5, 10, 20, 2, 1}};
+  const Json j = StatsToJson(s);
+  EXPECT_EQ(j.Find("timeline")->Dump(), "[[0.0,0,0,0,0],[1.5,10,20,2,1]]");
+  CampaignStats back;
+  ASSERT_TRUE(StatsFromJson(j, &back).ok());
+  ASSERT_EQ(back.timeline.size(), 2u);
+  EXPECT_EQ(back.timeline[1].seconds, 1.5);
+  EXPECT_EQ(back.timeline[1].judgements, 20);
+  EXPECT_EQ(back.timeline[1].findings, 1);
+  CampaignStats old;
+  ASSERT_TRUE(StatsFromJson(Parse(R"({"graphs":3,"timeline":[[1,2],"x"]})"), &old).ok());
+  EXPECT_TRUE(old.timeline.empty());
+}
+
+TEST(TimelineTest, KeepsTheIntervalAndStaysBounded) {
+  CampaignStats s;
+  EXPECT_TRUE(AddTimelinePoint(s, {0.0}, 1.0));
+  EXPECT_FALSE(AddTimelinePoint(s, {0.5}, 1.0));
+  EXPECT_TRUE(AddTimelinePoint(s, {1.0}, 1.0));
+  for (int i = 2; i < 5000; ++i) AddTimelinePoint(s, {static_cast<double>(i), i}, 1.0);
+  EXPECT_LE(s.timeline.size(), kMaxTimelinePoints);
+  EXPECT_GT(s.timeline.size(), kMaxTimelinePoints / 4);
+  EXPECT_EQ(s.timeline.front().seconds, 0.0);
+  EXPECT_EQ(s.timeline.back().graphs, 4999);
+  for (size_t i = 1; i < s.timeline.size(); ++i) {
+    EXPECT_LT(s.timeline[i - 1].seconds, s.timeline[i].seconds);
+  }
 }
 
 TEST(StatsJsonTest, MissingCountersReadAsZero) {
