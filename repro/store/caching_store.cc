@@ -45,6 +45,17 @@ absl::StatusOr<Digest> CachingStore::PutStream(ByteSource& source, const PutOpti
   return digest;
 }
 
+absl::StatusOr<Digest> CachingStore::PutFile(const std::string& path, const PutOptions& options) {
+  absl::StatusOr<Digest> digest = local_->PutFile(path, options);
+  if (!digest.ok()) return digest.status();
+  absl::StatusOr<bool> there = remote_->Contains(*digest);
+  if (!there.ok()) return there.status();
+  if (*there) return digest;
+  absl::StatusOr<Digest> remote = remote_->PutFile(path, options);
+  if (!remote.ok()) return remote.status();
+  return digest;
+}
+
 absl::Status CachingStore::Fetch(const Digest& digest) {
   return CopyObject(*remote_, *local_, digest);
 }

@@ -26,6 +26,9 @@ class CachingStore : public Store {
 
   absl::StatusOr<Digest> Put(absl::string_view bytes, const PutOptions& options = {}) override;
   absl::StatusOr<Digest> PutStream(ByteSource& source, const PutOptions& options = {}) override;
+  // Into the local store, then to the remote unless the remote has it (the
+  // local copy alone does not count: Contains would say yes).
+  absl::StatusOr<Digest> PutFile(const std::string& path, const PutOptions& options = {}) override;
   absl::StatusOr<std::string> Get(const Digest& digest) override;
   absl::Status GetStream(const Digest& digest, ByteSink& sink) override;
   absl::StatusOr<bool> Contains(const Digest& digest) override;
