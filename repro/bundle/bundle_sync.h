@@ -8,7 +8,7 @@
 // back, each verified against its digest before it lands, so a pulled bundle
 // is self-contained again. Transfers run `parallel` at a time.
 //
-// Tested by repro/bundle/bundle_sync_test.cc (against nginx).
+// Tested end to end by tools/store_remote_test.sh (against nginx).
 #ifndef REPROKIT_REPRO_BUNDLE_BUNDLE_SYNC_H_
 #define REPROKIT_REPRO_BUNDLE_BUNDLE_SYNC_H_
 

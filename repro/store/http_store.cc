@@ -316,6 +316,9 @@ absl::StatusOr<HttpStore::Response> HttpStore::Perform(Request& request) {
     curl_easy_setopt(c, CURLOPT_URL, full.c_str());
     curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
     curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    // Larger than the 16 KiB default: fewer callbacks and syscalls per MiB.
+    curl_easy_setopt(c, CURLOPT_BUFFERSIZE, 512L << 10);
+    curl_easy_setopt(c, CURLOPT_UPLOAD_BUFFERSIZE, 512L << 10);
     curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
     curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS,
                      static_cast<long>(options_.connect_timeout_seconds * 1000));

@@ -4,7 +4,7 @@
 // cache) behind a local read-through/write-through cache (CachingStore) in
 // $REPROKIT_STORE_CACHE, else ~/.cache/reprokit/store (docs/STORE.md).
 //
-// Tested by repro/store/open_store_test.cc.
+// Tested by repro/store/http_store_test.cc (OpenStoreTest).
 #ifndef REPROKIT_REPRO_STORE_OPEN_STORE_H_
 #define REPROKIT_REPRO_STORE_OPEN_STORE_H_
 
