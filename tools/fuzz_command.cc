@@ -16,11 +16,15 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "repro/store/open_store.h"
 #include "testing/fuzz/campaign.h"
+#include "testing/fuzz/campaign_record.h"
 #include "testing/fuzz/campaign_state.h"
 #include "testing/fuzz/report.h"
 #include "testing/report/report.h"
 #include "tools/flags.h"
+#include "tools/fuzz_merge_command.h"
+#include "tools/store_flags.h"
 #include "tools/subcommand.h"
 
 namespace rk::tools {
@@ -75,6 +79,8 @@ void ShardFromBazel(int* index, int* count) {
 }
 
 int RunFuzz(absl::Span<const std::string> args) {
+  if (!args.empty() && args[0] == "merge") return RunFuzzMerge(args.subspan(1));
+  std::string store_spec;
   std::string out, time_text, shard, faults, known, workspace, package_prefix = "repros", policy = "torch";
   int64_t iterations = 0, seed = 1, jobs = 1, nodes = 10, max_elems = 1024;
   double minimize_seconds = 60;
@@ -89,8 +95,12 @@ int RunFuzz(absl::Span<const std::string> args) {
       "is created in DIR unless --workspace names another). Rerunning with the same DIR\n"
       "resumes. Writes DIR/summary.json, summary.md, junit.xml and report.html\n"
       "(the page of `reprokit report DIR`).\n"
-      "Exit: 0 no new finding, 1 new findings, 2 usage error.");
+      "With --store, each finding's bundle and a campaign record go to a shared store\n"
+      "for `reprokit fuzz merge` (docs/FUZZING.md, \"Merging shards\").\n"
+      "Exit: 0 no new finding, 1 new findings, 2 usage error, 125 store unreachable.");
   flags.String("out", &out, "campaign directory (created; reused to resume)", 'o');
+  flags.String("store", &store_spec, "shared store (directory or http(s):// remote cache) for "
+                                     "the findings' bundles and the campaign record");
   flags.String("time", &time_text, "wall-clock budget, e.g. 90s, 10m, 2h");
   flags.Int("iterations", &iterations, "graphs of this shard to try (0: until --time)");
   flags.Int("seed", &seed, "campaign seed: graph k of shard i is a function of it");
@@ -180,9 +190,21 @@ int RunFuzz(absl::Span<const std::string> args) {
       std::fflush(stderr);
     };
   }
+  std::unique_ptr<repro::Store> store;
+  if (!store_spec.empty()) {  // opened first: a bad URL fails before any fuzzing
+    absl::StatusOr<std::unique_ptr<repro::Store>> opened = repro::OpenStore(store_spec);
+    if (!opened.ok()) return ReportStoreError(kName, opened.status());
+    store = *std::move(opened);
+  }
   absl::StatusOr<fuzz::CampaignSummary> summary = fuzz::RunCampaign(options, progress);
   if (tty) std::fputs("\r\033[K", stderr);
   if (!summary.ok()) return ReportError(kName, summary.status());
+  if (store != nullptr) {
+    absl::StatusOr<Digest> record = fuzz::PublishCampaign(*summary, *store);
+    if (!record.ok()) return ReportStoreError(kName, record.status());
+    std::fprintf(stderr, "campaign record: %s/%s, in the store as sha256:%s\n", out.c_str(),
+                 fuzz::kRecordFile, record->Hex().c_str());
+  }
   // The HTML report beside summary.md; a campaign's findings are kept even
   // when it cannot be drawn (no Graphviz), so that is a warning.
   report::ReportOptions report_options;

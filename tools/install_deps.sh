@@ -27,6 +27,8 @@ PACKAGES=(
   python3-onnx      # ONNX's node test cases and onnx.helper (ONNX tests)
   python3-numpy
   chromium          # renders reports in tools/report_browser_test.sh (headless)
+  libcurl4-openssl-dev  # the remote content store (Bazel HTTP cache protocol)
+  nginx-light       # WebDAV PUT: the remote store's tests run their own on 127.0.0.1
 )
 
 # Fast path: one stat per marker file instead of asking dpkg.
@@ -50,6 +52,8 @@ MARKERS=(
   /usr/lib/python3/dist-packages/onnx/__init__.py
   /usr/lib/python3/dist-packages/numpy/__init__.py
   /usr/bin/chromium
+  /usr/include/x86_64-linux-gnu/curl/curl.h
+  /usr/sbin/nginx
 )
 all_there=1
 for m in "${MARKERS[@]}"; do

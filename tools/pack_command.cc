@@ -10,7 +10,10 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "repro/bundle/pack.h"
+#include "repro/bundle/bundle_sync.h"
+#include "repro/store/open_store.h"
 #include "tools/flags.h"
+#include "tools/store_flags.h"
 #include "tools/subcommand.h"
 
 namespace rk::tools {
@@ -32,6 +35,9 @@ int RunPack(absl::Span<const std::string> args) {
   flags.String("out", &out, "archive to write", 'o');
   bool force = false;
   flags.Bool("force", &force, "replace an existing archive at -o");
+  std::string store_spec;
+  flags.String("store", &store_spec,
+               "first pull the blobs the bundle lacks from this store (directory or URL)");
   int exit_code = kExitOk;
   const std::optional<std::string> arg =
       ParseSingleArgument(flags, args, kName, "BUNDLE", &exit_code);
@@ -41,6 +47,16 @@ int RunPack(absl::Span<const std::string> args) {
   if (std::filesystem::exists(out) && !force) {
     return ReportError(kName, absl::AlreadyExistsError(absl::StrCat(
                                   out, " exists; pack does not overwrite files (--force replaces it)")));
+  }
+  if (!store_spec.empty()) {
+    // A packed bundle must stand alone: fetch what only the shared store has.
+    absl::StatusOr<std::unique_ptr<repro::Store>> store = repro::OpenStore(store_spec);
+    if (!store.ok()) return ReportStoreError(kName, store.status());
+    absl::StatusOr<repro::SyncReport> pulled = repro::PullBundle(bundle, **store);
+    if (!pulled.ok()) return ReportStoreError(kName, pulled.status());
+    if (pulled->copied > 0) {
+      std::printf("fetched %lld blobs from the store\n", static_cast<long long>(pulled->copied));
+    }
   }
   absl::StatusOr<repro::PackStats> stats = repro::PackBundle(bundle, out);
   if (!stats.ok()) return ReportError(kName, stats.status());

@@ -14,7 +14,9 @@
 #include "repro/bundle/bundle.h"
 #include "repro/oracle/backend_runner.h"
 #include "repro/oracle/verdict.h"
+#include "repro/store/open_store.h"
 #include "tools/flags.h"
+#include "tools/store_flags.h"
 #include "tools/subcommand.h"
 
 namespace rk::tools {
@@ -36,12 +38,21 @@ int RunRun(absl::Span<const std::string> args) {
                "run with this backend instead of the bundle's: builtin, reprokit, a NAME or a "
                "PATH (docs/BACKENDS.md)");
   flags.Int("values", &max_values, "how many leading values to show per tensor");
+  std::string store_spec;
+  flags.String("store", &store_spec,
+               "shared store (directory or http(s):// remote cache) for blobs the bundle lacks");
   int exit_code = kExitOk;
   const std::optional<std::string> arg =
       ParseSingleArgument(flags, args, kName, "BUNDLE", &exit_code);
   if (!arg.has_value()) return exit_code;
-  absl::StatusOr<repro::LoadedBundle> loaded = repro::LoadBundle(*arg);
-  if (!loaded.ok()) return ReportError(kName, loaded.status());
+  std::unique_ptr<repro::Store> shared;
+  if (!store_spec.empty()) {
+    absl::StatusOr<std::unique_ptr<repro::Store>> opened = repro::OpenStore(store_spec);
+    if (!opened.ok()) return ReportStoreError(kName, opened.status());
+    shared = *std::move(opened);
+  }
+  absl::StatusOr<repro::LoadedBundle> loaded = repro::LoadBundle(*arg, shared.get());
+  if (!loaded.ok()) return ReportStoreError(kName, loaded.status());
   for (const std::string& w : loaded->warnings) {
     std::fprintf(stderr, "reprokit: %s: warning: %s\n", kName, w.c_str());
   }

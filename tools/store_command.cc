@@ -1,5 +1,6 @@
 // `reprokit store stats|verify|gc`: inspect, check and prune the content
-// store (docs/STORE.md).
+// store; `reprokit store push|pull BUNDLE --store URL`: share a bundle's blobs
+// through a remote store (docs/STORE.md).
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -9,9 +10,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "base/json.h"
+#include "repro/bundle/bundle_sync.h"
 #include "repro/store/local_store.h"
+#include "repro/store/open_store.h"
 #include "repro/store/references.h"
 #include "tools/flags.h"
+#include "tools/store_flags.h"
 #include "tools/subcommand.h"
 
 namespace rk::tools {
@@ -137,6 +141,40 @@ int Gc(repro::LocalStore& store, bool json, const std::vector<std::string>& bund
   return kExitOk;
 }
 
+// push / pull BUNDLE: the bundle's blobs to or from the store `spec`.
+int Sync(const std::string& action, const std::string& bundle, const std::string& spec,
+         bool json) {
+  // Push asks the server itself what it has; the local cache would answer
+  // for blobs it only holds locally.
+  repro::OpenStoreOptions options;
+  options.no_cache = action == "push";
+  absl::StatusOr<std::unique_ptr<repro::Store>> store = repro::OpenStore(spec, options);
+  if (!store.ok()) return ReportStoreError(kCommand, store.status());
+  absl::StatusOr<repro::SyncReport> report = action == "push"
+                                                 ? repro::PushBundle(bundle, **store)
+                                                 : repro::PullBundle(bundle, **store);
+  if (!report.ok()) return ReportStoreError(kCommand, report.status());
+  if (json) {
+    Json doc = Json::MakeObject();
+    doc.Set("bundle", bundle);
+    doc.Set("blobs", static_cast<long long>(report->blobs));
+    doc.Set(action == "push" ? "pushed" : "pulled", static_cast<long long>(report->copied));
+    doc.Set("present", static_cast<long long>(report->present));
+    Json missing = Json::MakeArray();
+    for (const std::string& m : report->missing) missing.push_back(m);
+    doc.Set("missing", std::move(missing));
+    std::printf("%s\n", doc.DumpPretty().c_str());
+  } else {
+    std::printf("%s: %lld blobs, %lld %s, %lld already there\n", bundle.c_str(),
+                (long long)report->blobs, (long long)report->copied,
+                action == "push" ? "pushed" : "pulled", (long long)report->present);
+    for (const std::string& m : report->missing) {
+      std::printf("not in the bundle (skipped): %s\n", m.c_str());
+    }
+  }
+  return kExitOk;
+}
+
 int RunStore(absl::Span<const std::string> args) {
   std::string root = repro::DefaultStoreRoot();
   bool json = false;
@@ -144,15 +182,21 @@ int RunStore(absl::Span<const std::string> args) {
   bool repair = false;
   std::vector<std::string> bundles;
   FlagSet flags(
-      "store stats|verify|gc [--root DIR] [--json] [--bundles DIR]... [--yes]",
+      "store stats|verify|gc [--root DIR] [--json] [--bundles DIR]... [--yes]\n"
+      "       store push|pull BUNDLE --store URL|DIR [--json]",
       "Inspects the content store (blobs by SHA-256, zstd-compressed; docs/STORE.md).\n"
       "  stats   objects, raw and stored bytes, compression ratio\n"
       "  verify  re-hashes every object; exit 1 if any is corrupt\n"
       "  gc      removes objects that no bundle under the --bundles roots references\n"
       "          (a 64-hex digest in a repro.json or *.rk file, or a file under a\n"
       "          bundle's blobs/cas/); a dry run unless --yes\n"
-      "The store is --root, else $REPROKIT_STORE, else ~/.cache/reprokit/store.");
+      "  push    copies a bundle's blobs to the store (a Bazel HTTP remote cache URL)\n"
+      "  pull    copies the blobs a bundle lacks from the store into its blobs/\n"
+      "The store is --store/--root, else $REPROKIT_STORE, else ~/.cache/reprokit/store;\n"
+      "http(s)://HOST[:PORT]/PREFIX is a remote cache (docs/STORE.md). Exit: 0 ok,\n"
+      "2 bad input or credentials, 125 the store cannot be reached.");
   flags.String("root", &root, "store directory");
+  flags.String("store", &root, "store directory or http(s):// remote cache URL");
   flags.Bool("json", &json, "print one JSON object");
   flags.Repeated("bundles", &bundles, "gc: a directory of bundles (repeatable)");
   flags.Bool("yes", &yes, "gc: really delete (default: only report)");
@@ -163,14 +207,35 @@ int RunStore(absl::Span<const std::string> args) {
     std::fputs(flags.Help().c_str(), stdout);
     return kExitOk;
   }
-  if (positional->size() != 1) {
+  if (positional->empty()) {
     return ReportError(kCommand, absl::InvalidArgumentError(
-                                     "expected one action: stats, verify or gc"));
+                                     "expected one action: stats, verify, gc, push or pull"));
   }
   const std::string& action = (*positional)[0];
+  if (action == "push" || action == "pull") {
+    if (positional->size() != 2) {
+      return ReportError(kCommand, absl::InvalidArgumentError(
+                                       absl::StrCat(action, " takes one BUNDLE directory")));
+    }
+    if (!bundles.empty() || yes || repair) {
+      return ReportError(kCommand, absl::InvalidArgumentError(
+                                       "--bundles, --yes and --repair are not for push/pull"));
+    }
+    return Sync(action, (*positional)[1], root, json);
+  }
+  if (positional->size() != 1) {
+    return ReportError(kCommand, absl::InvalidArgumentError(
+                                     "expected one action: stats, verify, gc, push or pull"));
+  }
   if (action != "stats" && action != "verify" && action != "gc") {
     return ReportError(kCommand, absl::InvalidArgumentError(absl::StrCat(
-                                     "unknown action '", action, "': expected stats, verify or gc")));
+                                     "unknown action '", action,
+                                     "': expected stats, verify, gc, push or pull")));
+  }
+  if (repro::IsRemoteStoreSpec(root)) {
+    return ReportError(kCommand, absl::InvalidArgumentError(absl::StrCat(
+                                     action, " works on a local store directory; a remote cache "
+                                             "keeps and evicts its own objects")));
   }
   if (action != "gc" && (!bundles.empty() || yes)) {
     return ReportError(kCommand, absl::InvalidArgumentError("--bundles and --yes are for gc"));
@@ -193,6 +258,6 @@ int RunStore(absl::Span<const std::string> args) {
 
 }  // namespace
 
-REPROKIT_SUBCOMMAND("store", "inspect, verify and garbage-collect the content store", &RunStore);
+REPROKIT_SUBCOMMAND("store", "inspect, verify, gc the content store; push/pull bundles", &RunStore);
 
 }  // namespace rk::tools

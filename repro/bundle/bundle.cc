@@ -54,14 +54,21 @@ class StoreSink : public compiler::BlobSink {
   Store& store_;
 };
 
+// A blob from the bundle's own store, else from `fallback` (a shared store).
+absl::StatusOr<std::string> GetBlob(Store& store, Store* fallback, const Digest& digest) {
+  absl::StatusOr<std::string> bytes = store.Get(digest);
+  if (fallback == nullptr || !absl::IsNotFound(bytes.status())) return bytes;
+  return fallback->Get(digest);
+}
+
 // Resolves constant references from the bundle's blob store.
 class StoreResolver : public compiler::BlobResolver {
  public:
-  explicit StoreResolver(Store& store) : store_(store) {}
+  StoreResolver(Store& store, Store* fallback) : store_(store), fallback_(fallback) {}
   absl::StatusOr<HostTensor> Get(const std::string& hex, const TensorType& type) override {
     absl::StatusOr<Digest> digest = Digest::FromHex(hex);
     if (!digest.ok()) return digest.status();
-    absl::StatusOr<std::string> bytes = store_.Get(*digest);
+    absl::StatusOr<std::string> bytes = GetBlob(store_, fallback_, *digest);
     if (!bytes.ok()) {
       return absl::Status(bytes.status().code(),
                           absl::StrCat("constant sha256:", hex, ": ", bytes.status().message()));
@@ -78,6 +85,7 @@ class StoreResolver : public compiler::BlobResolver {
 
  private:
   Store& store_;
+  Store* fallback_;
 };
 
 // Checks that the declared inputs are the graph's signature.
@@ -198,12 +206,12 @@ absl::Status CheckValues(const Bundle& bundle, const std::vector<HostTensor>& va
 }
 
 // The values of input `i`, verified; a missing blob becomes seeded data.
-absl::StatusOr<HostTensor> LoadInput(Store& store, const BundleInput& input, int index,
-                                     std::vector<std::string>& warnings) {
+absl::StatusOr<HostTensor> LoadInput(Store& store, Store* fallback, const BundleInput& input,
+                                     int index, std::vector<std::string>& warnings) {
   if (input.source == BundleInput::Source::kRandom) {
     return HostTensor::Random(input.type, input.seed, input.random);
   }
-  absl::StatusOr<std::string> bytes = store.Get(input.sha256);
+  absl::StatusOr<std::string> bytes = GetBlob(store, fallback, input.sha256);
   if (absl::IsNotFound(bytes.status())) {
     warnings.push_back(absl::StrCat("input %", input.name, ": blob ", input.sha256.Hex(),
                                     " is missing; using seeded random data instead (seed 0, "
@@ -296,7 +304,7 @@ absl::Status WriteBundle(const Bundle& bundle, const std::vector<HostTensor>& in
   return status;
 }
 
-absl::StatusOr<LoadedBundle> LoadBundle(const std::string& dir_text) {
+absl::StatusOr<LoadedBundle> LoadBundle(const std::string& dir_text, Store* fallback) {
   fs::path dir(dir_text);
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) {
@@ -325,7 +333,7 @@ absl::StatusOr<LoadedBundle> LoadBundle(const std::string& dir_text) {
   if (!fs::exists(graph_path, ec)) {
     return absl::NotFoundError(absl::StrCat(graph_path.string(), ": missing"));
   }
-  StoreResolver resolver(**store);
+  StoreResolver resolver(**store, fallback);
   absl::StatusOr<compiler::Graph> graph = compiler::ParseFile(graph_path.string(), &resolver);
   if (!graph.ok()) return graph.status();
   loaded.bundle.graph = *std::move(graph);
@@ -337,7 +345,7 @@ absl::StatusOr<LoadedBundle> LoadBundle(const std::string& dir_text) {
   }
   for (size_t i = 0; i < loaded.bundle.inputs.size(); ++i) {
     absl::StatusOr<HostTensor> value =
-        LoadInput(**store, loaded.bundle.inputs[i], static_cast<int>(i), loaded.warnings);
+        LoadInput(**store, fallback, loaded.bundle.inputs[i], static_cast<int>(i), loaded.warnings);
     if (!value.ok()) {
       return absl::Status(value.status().code(),
                           absl::StrCat(dir_text, ": ", value.status().message()));

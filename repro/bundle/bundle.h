@@ -38,6 +38,7 @@
 #include "compiler/ir/tensor.h"
 #include "compiler/options/compile_options.h"
 #include "repro/oracle/verdict.h"
+#include "repro/store/store.h"
 
 namespace rk::repro {
 
@@ -96,7 +97,10 @@ struct LoadedBundle {
   std::string hash;  // BundleHash of what was loaded
 };
 
-absl::StatusOr<LoadedBundle> LoadBundle(const std::string& dir);
+// A blob missing from the bundle's blobs/ is looked up in `fallback` (a
+// shared store, e.g. a remote cache behind a local one: repro/store/
+// open_store.h) before it counts as missing.
+absl::StatusOr<LoadedBundle> LoadBundle(const std::string& dir, Store* fallback = nullptr);
 
 // True when `dir` holds a repro.json whose "format" is reprokit-bundle.
 bool IsBundleDir(const std::string& dir);

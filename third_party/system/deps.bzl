@@ -14,7 +14,7 @@ def reprokit_system_deps(reprokit_repo = ""):
         path = "/usr/lib/llvm-19",
         build_file = prefix + "//third_party/system:llvm.BUILD",
     )
-    for name in ["absl", "zstd", "openssl", "gtest", "benchmark", "cereal", "onnx"]:
+    for name in ["absl", "zstd", "openssl", "curl", "gtest", "benchmark", "cereal", "onnx"]:
         native.new_local_repository(
             name = "system_" + name,
             # Headers come from /usr/include (a system include directory); the
