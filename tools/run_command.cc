@@ -10,6 +10,8 @@
 #include "base/json.h"
 #include "compiler/driver/compile.h"
 #include "repro/bundle/bundle.h"
+#include "repro/oracle/memory_budget.h"
+#include "repro/oracle/preflight.h"
 #include "tools/flags.h"
 #include "tools/subcommand.h"
 
@@ -38,6 +40,14 @@ int RunRun(absl::Span<const std::string> args) {
     std::fprintf(stderr, "reprokit: %s: warning: %s\n", kName, w.c_str());
   }
   const repro::Bundle& b = loaded->bundle;
+  // Bad fault specs, a missing GPU or a graph too large for memory are not the
+  // bundle's failure reproducing: 2 or 125, never 1.
+  if (absl::Status s = repro::Preflight(b.options); !s.ok()) return ReportError(kName, s);
+  if (absl::Status s = repro::CheckMemoryBudget(b.graph, repro::MemoryUse::kRun,
+                                                repro::kDefaultMemoryBudgetBytes);
+      !s.ok()) {
+    return ReportError(kName, s);
+  }
   absl::StatusOr<compiler::Executable> exe = compiler::Compile(b.graph, b.options);
   absl::StatusOr<std::vector<compiler::HostTensor>> outputs =
       exe.ok() ? exe->Run(loaded->inputs) : absl::StatusOr<std::vector<compiler::HostTensor>>(

@@ -181,6 +181,8 @@ Json BundleToJson(const Bundle& bundle, const std::string& hash) {
   Json tolerance = Json::MakeObject();
   tolerance["policy"] = bundle.policy;
   tolerance["tol"] = bundle.tol;
+  // Written only when set, so bundles captured with the default keep their bytes.
+  if (bundle.timeout_seconds > 0) tolerance["timeout_seconds"] = bundle.timeout_seconds;
   j["tolerance"] = std::move(tolerance);
   j["environment"] = bundle.environment;
   j["provenance"] = bundle.provenance;
@@ -230,6 +232,13 @@ absl::StatusOr<Bundle> BundleFromJson(const Json& json, const std::string& docum
   if (tolerance) {
     if (absl::Status s = OptionalString(*tolerance, "policy", b.policy); !s.ok()) return s;
     if (absl::Status s = OptionalDouble(*tolerance, "tol", b.tol); !s.ok()) return s;
+    if (absl::Status s = OptionalDouble(*tolerance, "timeout_seconds", b.timeout_seconds);
+        !s.ok()) {
+      return s;
+    }
+    if (!std::isfinite(b.timeout_seconds)) {
+      return absl::InvalidArgumentError("tolerance.timeout_seconds: must be a finite number");
+    }
   }
   for (auto [key, field] : {std::pair<std::string_view, Json*>{"environment", &b.environment},
                             {"provenance", &b.provenance},

@@ -92,6 +92,7 @@ class BundleTest : public ::testing::Test {
     out.metrics.reason = "rmse 3.1e-2 vs 2.0e-7";
     bundle_.expected.outputs.push_back(out);
     bundle_.tol = 1e-3;
+    bundle_.timeout_seconds = 3;
     bundle_.environment = CollectEnvironment();
     bundle_.provenance["tool"] = "reprokit capture model.rk -o bug";
   }
@@ -141,6 +142,7 @@ TEST_F(BundleTest, RoundTripIsExact) {
   EXPECT_EQ(b.expected.outputs[0].metrics.reason, "rmse 3.1e-2 vs 2.0e-7");
   EXPECT_TRUE(b.judged);
   EXPECT_EQ(b.tol, 1e-3);
+  EXPECT_EQ(b.timeout_seconds, 3) << "capture's --timeout travels with the bundle";
   EXPECT_EQ(b.policy, "torch");
   EXPECT_EQ(b.environment, bundle_.environment);
   EXPECT_EQ(b.provenance.GetString("tool").value(), "reprokit capture model.rk -o bug");
