@@ -2,7 +2,7 @@
 // by: the lowest float precision on any path from the graph's inputs to the
 // output, not only the output's own dtype.
 //
-// The numerics contract (docs/ORACLE.md, "Precision of a computation"): the
+// The numerics contract (docs/ARCHITECTURE.md, "The flow of one judgement"): the
 // reference rounds a bf16/f16 value after every node, while compiled code
 // computes it in f32 and rounds at stores and casts (fused intermediates stay
 // wider); both are correct to the precision of the computation. So the error
