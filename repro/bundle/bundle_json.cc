@@ -156,6 +156,10 @@ absl::StatusOr<BundleInput> InputFromJson(const JsonRef& j) {
     RK_ASSIGN_OR_RETURN(auto low_value, low.Double());
     RK_ASSIGN_OR_RETURN(auto high, recipe.Field("high"));
     RK_ASSIGN_OR_RETURN(auto high_value, high.Double());
+    // Non-finite bounds would make every seeded value NaN or Inf, silently.
+    if (!std::isfinite(low_value)) return low.Error("must be a finite number");
+    if (!std::isfinite(high_value)) return high.Error("must be a finite number");
+    if (low_value > high_value) return high.Error("must not be below low");
     in.random.low = low_value;
     in.random.high = high_value;
   } else {

@@ -241,6 +241,31 @@ TEST_F(BundleTest, UnknownVersionIsRejected) {
       << loaded.status();
 }
 
+// Bad repro.json values are refused with the field named, not accepted silently.
+TEST_F(BundleTest, NonFiniteInputRangesAndContradictoryKindsAreRejected) {
+  ASSERT_TRUE(WriteBundle(bundle_, values_, dir_).ok());
+  const fs::path p = fs::path(dir_) / "repro.json";
+  const std::string original = ReadFile(p);
+  struct Edit {
+    std::string from, to, message;
+  };
+  for (const Edit& e : std::vector<Edit>{
+           {"\"low\": 0.5", "\"low\": \"NaN\"", "low: must be a finite number"},
+           {"\"high\": 2.0", "\"high\": \"Infinity\"", "high: must be a finite number"},
+           {"\"high\": 2.0", "\"high\": 0.25", "high: must not be below low"},
+           {"\"kind\": \"accuracy\"", "\"kind\": \"crash\"", "contradicts kind 'crash'"}}) {
+    std::string text = original;
+    const size_t at = text.find(e.from);
+    ASSERT_NE(at, std::string::npos) << e.from;
+    text.replace(at, e.from.size(), e.to);
+    WriteFile(p, text);
+    absl::StatusOr<LoadedBundle> loaded = LoadBundle(dir_);
+    EXPECT_EQ(loaded.status().code(), absl::StatusCode::kInvalidArgument) << e.to;
+    EXPECT_NE(loaded.status().message().find(e.message), absl::string_view::npos)
+        << e.to << ": " << loaded.status();
+  }
+}
+
 TEST_F(BundleTest, MissingGraphIsNotFound) {
   ASSERT_TRUE(WriteBundle(bundle_, values_, dir_).ok());
   fs::remove(fs::path(dir_) / "graph.rk");
