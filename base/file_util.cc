@@ -26,6 +26,10 @@ absl::Status ErrnoStatus(int error, absl::string_view what, absl::string_view pa
       return absl::PermissionDeniedError(message);
     case ENOENT:
       return absl::NotFoundError(message);
+    case EISDIR:   // a directory where a file is expected
+    case ENOTDIR:  // a file where a directory is expected
+    case ENAMETOOLONG:
+      return absl::InvalidArgumentError(message);
     default:
       return absl::UnknownError(message);
   }

@@ -19,7 +19,8 @@ namespace rk {
 
 // "<what> <path>: <strerror>" with a code that fits the errno: out of space
 // (ENOSPC, EDQUOT, EFBIG) is ResourceExhausted, permissions and read-only
-// file systems are PermissionDenied, ENOENT is NotFound.
+// file systems are PermissionDenied, ENOENT is NotFound, a directory where a
+// file is expected (EISDIR, ENOTDIR, ENAMETOOLONG) is InvalidArgument.
 absl::Status ErrnoStatus(int error, absl::string_view what, absl::string_view path);
 
 absl::Status WriteAll(int fd, const char* data, size_t size, absl::string_view path);

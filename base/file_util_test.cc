@@ -1,5 +1,6 @@
 #include "base/file_util.h"
 
+#include <errno.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -45,6 +46,17 @@ TEST(FileUtilTest, MissingFileIsNotFoundAndNamesThePath) {
 
 TEST(FileUtilTest, ReadingADirectoryIsInvalidArgument) {
   EXPECT_EQ(ReadFileToString(TempDir()).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+// The codes decide exit statuses: out of space is an environment problem,
+// a directory given as a file is bad input; neither may read as "reproduces".
+TEST(FileUtilTest, ErrnoStatusCodesFitTheCause) {
+  EXPECT_EQ(ErrnoStatus(ENOSPC, "writing", "f").code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(ErrnoStatus(EACCES, "writing", "f").code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_EQ(ErrnoStatus(ENOENT, "reading", "f").code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(ErrnoStatus(EISDIR, "writing", "d").code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(ErrnoStatus(ENOTDIR, "writing", "f/x").code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(ErrnoStatus(ENOSPC, "writing", "f").message(), "writing f: No space left on device");
 }
 
 TEST(FileUtilTest, AtomicWriteReplacesAndCreatesParents) {

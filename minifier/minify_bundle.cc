@@ -34,6 +34,7 @@ Bundle DerivedBundle(const repro::LoadedBundle& original, const Candidate& candi
   bundle.judged = original.bundle.judged;
   bundle.policy = original.bundle.policy;
   bundle.tol = original.bundle.tol;
+  bundle.timeout_seconds = original.bundle.timeout_seconds;
   bundle.environment = repro::CollectEnvironment();
   if (const Json* backend = original.bundle.environment.Find("backend"); backend != nullptr) {
     bundle.environment.Set("backend", *backend);
@@ -124,6 +125,10 @@ absl::StatusOr<MinifyBundleResult> MinifyBundle(const MinifyBundleOptions& optio
   repro::Oracle::Config config;
   config.options.policy = original->bundle.policy;
   config.options.accuracy.tol = original->bundle.tol;
+  // A hang bundle waits its captured timeout per hanging candidate, not 60 s.
+  const double timeout = options.timeout_seconds > 0 ? options.timeout_seconds
+                                                     : original->bundle.timeout_seconds;
+  if (timeout > 0) config.limits.timeout = absl::Seconds(timeout);
   config.workers = std::max(1, options.jobs);
   config.isolate = options.isolate;
   absl::StatusOr<std::unique_ptr<repro::Oracle>> oracle = repro::Oracle::Create(config);

@@ -33,6 +33,9 @@ struct MinifyBundleOptions {
   int jobs = 1;
   bool resume = false;
   double time_limit_seconds = 0;
+  // Seconds per judgement before it counts as a hang; <= 0: the bundle's
+  // captured timeout, else the oracle's default.
+  double timeout_seconds = 0;
   const std::atomic<bool>* stop = nullptr;
   std::function<void(const ProgressEvent&)> on_progress;
   // Judge in worker subprocesses (crashes become verdicts). Off only for a

@@ -33,6 +33,20 @@ grep -q "reprokit run \." bug/README.md || fail "README lacks rerun instructions
 expect 1 "run reproduces the compile error" -- "$bin" run bug
 grep -q "compile failed: .*injected fault" "$err" || fail "run does not say why"
 
+# A hang captured with --timeout keeps it: check and minify wait that long per
+# hanging candidate, not the 60 s default (issue #24, defect 11).
+expect 0 "capture a hang with --timeout 1" -- "$bin" capture g.rk --opt faults=relu:hang --timeout 1 -o hang
+grep -q '"timeout_seconds": 1' hang/repro.json || fail "capture's --timeout not recorded"
+start=$SECONDS
+expect 1 "check of the hang bundle uses its timeout" -- "$bin" check hang
+grep -q "timed out after 1s" "$out" || fail "check did not use the bundle's timeout"
+((SECONDS - start < 20)) || fail "check of the hang bundle took $((SECONDS - start)) s"
+expect 2 "minify --timeout nan" -- "$bin" minify hang -o hang.min --timeout nan
+start=$SECONDS
+expect 0 "minify a hang bundle with its timeout" -- "$bin" minify hang -o hang.min
+((SECONDS - start < 40)) || fail "minify of the hang bundle took $((SECONDS - start)) s"
+grep -q "relu" hang.min/graph.rk || fail "minified hang lost its relu"
+
 # A passing compile with stored inputs.
 head -c 128 /dev/urandom > x.bin
 head -c 32 /dev/zero > b.bin

@@ -12,6 +12,7 @@
 #include "compiler/options/compile_options.h"
 #include "repro/bundle/capture.h"
 #include "repro/bundle/environment.h"
+#include "repro/oracle/memory_budget.h"
 #include "repro/oracle/oracle.h"
 #include "tools/flags.h"
 #include "tools/graph_source.h"
@@ -94,6 +95,11 @@ int RunCapture(absl::Span<const std::string> args) {
   compiler::Graph* graph = &source->graph;
   repro::CaptureOptions capture;
   capture.source = source->source;
+  if (absl::Status s = repro::CheckMemoryBudget(*graph, repro::MemoryUse::kJudge,
+                                                (*oracle)->config().limits.memory_bytes);
+      !s.ok()) {
+    return ReportError(kName, s);
+  }
   std::vector<compiler::HostTensor> inputs;
   if (input_files.empty()) {
     capture.seed = static_cast<uint64_t>(seed < 0 ? 0 : seed);
@@ -119,6 +125,7 @@ int RunCapture(absl::Span<const std::string> args) {
   }
   capture.policy = oracle_flags.policy;
   capture.tol = oracle_flags.tol;
+  if (flags.WasSet("timeout")) capture.timeout_seconds = oracle_flags.timeout;
   if (absl::Status s = repro::Capture(*graph, inputs, options, *verdict, out, capture); !s.ok()) {
     return ReportError(kName, absl::Status(s.code(), absl::StrCat(out, ": ", s.message())));
   }

@@ -12,6 +12,7 @@
 #include "compiler/ir/seeded_inputs.h"
 #include "compiler/options/compile_options.h"
 #include "repro/bundle/bundle.h"
+#include "repro/oracle/memory_budget.h"
 #include "repro/oracle/oracle.h"
 #include "repro/oracle/verdict_json.h"
 #include "tools/flags.h"
@@ -85,6 +86,9 @@ int RunCheck(absl::Span<const std::string> args) {
     if (!loaded.ok()) return ReportError(kName, loaded.status());
     bundle = *std::move(loaded);
     oracle_flags.DefaultToRecorded(flags, bundle->bundle.policy, bundle->bundle.tol);
+    if (!flags.WasSet("timeout") && bundle->bundle.timeout_seconds > 0) {
+      oracle_flags.timeout = bundle->bundle.timeout_seconds;
+    }
   }
   compiler::CompileOptions options = bundle ? bundle->bundle.options : compiler::CompileOptions();
   if (absl::Status s = oracle_flags.ApplyTo(flags, &options); !s.ok()) return ReportError(kName, s);
@@ -103,6 +107,12 @@ int RunCheck(absl::Span<const std::string> args) {
     absl::StatusOr<GraphSource> parsed = LoadGraphSource(path, source_flags);
     if (!parsed.ok()) return ReportError(kName, parsed.status());
     graph = std::move(parsed->graph);
+    // Budgeted before the inputs are allocated, here in the parent.
+    if (absl::Status s = repro::CheckMemoryBudget(graph, repro::MemoryUse::kJudge,
+                                                  (*oracle)->config().limits.memory_bytes);
+        !s.ok()) {
+      return ReportError(kName, s);
+    }
     inputs = compiler::SeededInputs(graph, seed);
   }
   absl::StatusOr<repro::Verdict> verdict = (*oracle)->Judge(graph, inputs, options);

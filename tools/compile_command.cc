@@ -7,6 +7,7 @@
 #include "base/json.h"
 #include "compiler/driver/compile.h"
 #include "compiler/ir/parser.h"
+#include "repro/oracle/memory_budget.h"
 #include "tools/flags.h"
 #include "tools/graph_source.h"
 #include "tools/subcommand.h"
@@ -51,6 +52,11 @@ int RunCompile(absl::Span<const std::string> args) {
   absl::StatusOr<GraphSource> source = LoadGraphSource((*positional)[0], source_flags);
   if (!source.ok()) return ReportError("compile", source.status());
   compiler::Graph* graph = &source->graph;
+  if (absl::Status s = repro::CheckMemoryBudget(*graph, repro::MemoryUse::kRun,
+                                                repro::kDefaultMemoryBudgetBytes);
+      !s.ok()) {
+    return ReportError("compile", s);
+  }
   absl::StatusOr<compiler::Executable> exe = compiler::Compile(*graph, options);
   if (!exe.ok() && absl::IsUnavailable(exe.status())) {
     // No GPU here: nothing ran, so nothing can be judged.

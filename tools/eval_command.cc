@@ -15,6 +15,7 @@
 #include "compiler/ir/parser.h"
 #include "compiler/ir/seeded_inputs.h"
 #include "compiler/reference/interpreter.h"
+#include "repro/oracle/memory_budget.h"
 #include "tools/flags.h"
 #include "tools/graph_source.h"
 #include "tools/subcommand.h"
@@ -92,6 +93,13 @@ int RunEval(absl::Span<const std::string> args) {
   absl::StatusOr<GraphSource> source = LoadGraphSource(path, source_flags);
   if (!source.ok()) return ReportError(kName, AboutFile(path, source.status()));
   compiler::Graph* graph = &source->graph;
+  // Budgeted before anything is allocated: a clear error, never std::bad_alloc.
+  if (absl::Status s = repro::CheckMemoryBudget(
+          *graph, fp64 ? repro::MemoryUse::kEvaluateFp64 : repro::MemoryUse::kEvaluate,
+          repro::kDefaultMemoryBudgetBytes);
+      !s.ok()) {
+    return ReportError(kName, AboutFile(path, s));
+  }
   const std::vector<compiler::HostTensor> inputs =
       compiler::SeededInputs(*graph, static_cast<uint64_t>(seed));
   compiler::EvalOptions options;

@@ -17,6 +17,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "repro/store/open_store.h"
+#include "repro/oracle/preflight.h"
 #include "testing/fuzz/campaign.h"
 #include "testing/fuzz/campaign_record.h"
 #include "testing/fuzz/campaign_state.h"
@@ -156,7 +157,15 @@ int RunFuzz(absl::Span<const std::string> args) {
   options.jobs = static_cast<int>(jobs);
   options.generator.nodes = static_cast<int>(nodes);
   options.generator.max_elements = max_elems;
-  if (!faults.empty()) options.faults = absl::StrSplit(faults, ',');
+  if (!faults.empty()) {
+    options.faults = absl::StrSplit(faults, ',');
+    // A typo would otherwise fail every compile and read as a "new finding".
+    compiler::CompileOptions planted;
+    planted.faults = options.faults;
+    if (absl::Status s = repro::CheckFaultSpecs(planted); !s.ok()) {
+      return ReportError(kName, absl::InvalidArgumentError(absl::StrCat("--fault: ", s.message())));
+    }
+  }
   if (!known.empty()) {
     absl::StatusOr<std::vector<std::string>> list = fuzz::LoadKnownSignatures(known);
     if (!list.ok()) return ReportError(kName, absl::InvalidArgumentError(list.status().message()));

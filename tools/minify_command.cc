@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cmath>
 #include <csignal>
 #include <filesystem>
 #include <cstdio>
@@ -63,6 +64,9 @@ int RunMinify(absl::Span<const std::string> args) {
   flags.Int("jobs", &jobs, "candidates judged in parallel", 'j');
   flags.Bool("resume", &options.resume, "continue from the checkpoint in OUT");
   flags.Double("time-limit", &options.time_limit_seconds, "stop after this many seconds");
+  flags.Double("timeout", &options.timeout_seconds,
+               "seconds per judgement before a candidate counts as a hang (default: the "
+               "bundle's captured --timeout, else 60)");
   flags.Bool("json", &json, "print the statistics as JSON");
   flags.String("test", &options.test_script,
                "interestingness program: run as SCRIPT CANDIDATE_DIR, exit 0 = still interesting");
@@ -80,6 +84,11 @@ int RunMinify(absl::Span<const std::string> args) {
   if (positional->size() != 1 || options.output_dir.empty() || jobs < 1) {
     return ReportError("minify", absl::InvalidArgumentError(
                                      "expected one BUNDLE, -o OUT and -j >= 1 (see --help)"));
+  }
+  if (flags.WasSet("timeout") &&
+      (!std::isfinite(options.timeout_seconds) || options.timeout_seconds <= 0)) {
+    return ReportError("minify", absl::InvalidArgumentError(
+                                     "--timeout: expected a finite number of seconds > 0"));
   }
   options.input_dir = (*positional)[0];
   {

@@ -1,5 +1,7 @@
 #include "tools/oracle_flags.h"
 
+#include <cmath>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
@@ -23,7 +25,23 @@ void OracleFlags::Register(FlagSet& flags, bool takes_bundle) {
   flags.Bool("in-process", &in_process, "judge in this process (no isolation; faster)");
 }
 
+absl::Status OracleFlags::CheckTimeout(const FlagSet& flags) const {
+  // NaN compares false with everything and Inf never expires: either would
+  // let a hanging compile wait forever.
+  if (!std::isfinite(timeout) || timeout <= 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--timeout: expected a finite number of seconds > 0, got ", timeout));
+  }
+  if (in_process && flags.WasSet("timeout")) {
+    return absl::InvalidArgumentError(
+        "--timeout needs isolation: --in-process judges in this process, where a hang cannot "
+        "be stopped; drop one of them");
+  }
+  return absl::OkStatus();
+}
+
 absl::Status OracleFlags::ApplyTo(const FlagSet& flags, compiler::CompileOptions* options) const {
+  if (absl::Status s = CheckTimeout(flags); !s.ok()) return s;
   if (flags.WasSet("backend")) {
     const std::string spec = repro::CanonicalBackendSpec(backend);
     if (absl::Status s = options->Set("backend", spec); !s.ok()) return s;

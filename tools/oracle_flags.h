@@ -38,8 +38,13 @@ struct OracleFlags {
   // tolerance the flags override; the help says so.
   void Register(FlagSet& flags, bool takes_bundle);
 
-  // Adds --opt to `options` (defaults or a bundle's), then --device when it
-  // was given. InvalidArgument for a malformed or unknown option.
+  // --timeout is finite and > 0, and not combined with --in-process (which
+  // cannot stop a hang). InvalidArgument otherwise. Run by ApplyTo.
+  absl::Status CheckTimeout(const FlagSet& flags) const;
+
+  // Checks --timeout, adds --opt to `options` (defaults or a bundle's), then
+  // --device when it was given. InvalidArgument for a malformed or unknown
+  // option.
   absl::Status ApplyTo(const FlagSet& flags, compiler::CompileOptions* options) const;
 
   // For a bundle input: its recorded policy and tolerance replace the

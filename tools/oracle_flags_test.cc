@@ -42,6 +42,27 @@ TEST(OracleFlagsTest, ParsedValuesReachTheOracleConfig) {
   EXPECT_EQ(config.limits.timeout, absl::Milliseconds(2500));
 }
 
+// A timeout that never expires (nan, inf) or makes no sense (<= 0) would let
+// a hang fault wait forever; --in-process cannot stop a hang at all.
+TEST(OracleFlagsTest, TimeoutMustBeFinitePositiveAndIsolated) {
+  for (const char* bad : {"nan", "inf", "-inf", "0", "-3"}) {
+    OracleFlags oracle;
+    FlagSet flags("x", "d");
+    oracle.Register(flags, false);
+    ASSERT_TRUE(flags.Parse(Args{"--timeout", bad}).ok()) << bad;
+    compiler::CompileOptions options;
+    absl::Status s = oracle.ApplyTo(flags, &options);
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << bad;
+    EXPECT_THAT(s.message(), HasSubstr("--timeout: expected a finite number")) << bad;
+  }
+  OracleFlags oracle;
+  FlagSet flags("x", "d");
+  oracle.Register(flags, false);
+  ASSERT_TRUE(flags.Parse(Args{"--in-process", "--timeout", "3"}).ok());
+  compiler::CompileOptions options;
+  EXPECT_THAT(oracle.ApplyTo(flags, &options).message(), HasSubstr("--timeout needs isolation"));
+}
+
 TEST(OracleFlagsTest, DeviceIsAppliedAfterOptsAndOnlyWhenGiven) {
   {
     OracleFlags oracle;

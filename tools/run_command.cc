@@ -15,6 +15,8 @@
 #include "repro/oracle/backend_runner.h"
 #include "repro/oracle/verdict.h"
 #include "repro/store/open_store.h"
+#include "repro/oracle/memory_budget.h"
+#include "repro/oracle/preflight.h"
 #include "tools/flags.h"
 #include "tools/store_flags.h"
 #include "tools/subcommand.h"
@@ -61,6 +63,14 @@ int RunRun(absl::Span<const std::string> args) {
     const std::string spec = repro::CanonicalBackendSpec(backend);
     if (spec != b.options.backend) b.options.backend_options.clear();
     if (absl::Status s = b.options.Set("backend", spec); !s.ok()) return ReportError(kName, s);
+  }
+  // Bad fault specs, a missing GPU or a graph too large for memory are not the
+  // bundle's failure reproducing: 2 or 125, never 1.
+  if (absl::Status s = repro::Preflight(b.options); !s.ok()) return ReportError(kName, s);
+  if (absl::Status s = repro::CheckMemoryBudget(b.graph, repro::MemoryUse::kRun,
+                                                repro::kDefaultMemoryBudgetBytes);
+      !s.ok()) {
+    return ReportError(kName, s);
   }
   absl::StatusOr<std::vector<compiler::HostTensor>> outputs;
   std::string failed_phase = "compile";

@@ -38,19 +38,7 @@ const Subcommand* FindSubcommand(const std::string& name) {
 
 int ReportError(const char* command, const absl::Status& status) {
   std::fprintf(stderr, "reprokit: %s: %s\n", command, std::string(status.message()).c_str());
-  switch (status.code()) {
-    case absl::StatusCode::kInvalidArgument:
-    case absl::StatusCode::kNotFound:
-    case absl::StatusCode::kAlreadyExists:
-    case absl::StatusCode::kFailedPrecondition:
-    case absl::StatusCode::kOutOfRange:
-    case absl::StatusCode::kDataLoss:
-      return kExitUsage;
-    case absl::StatusCode::kUnavailable:
-      return kExitCannotTest;
-    default:
-      return kExitReproduces;
-  }
+  return ExitCodeForStatus(status);
 }
 
 std::optional<std::string> ParseSingleArgument(FlagSet& flags, absl::Span<const std::string> args,

@@ -13,16 +13,9 @@
 
 #include "absl/status/status.h"
 #include "absl/types/span.h"
+#include "tools/exit_codes.h"
 
 namespace rk::tools {
-
-// Exit codes shared by all subcommands (listed in README.md).
-enum ExitCode : int {
-  kExitOk = 0,           // success, or "does not reproduce"
-  kExitReproduces = 1,   // the failure reproduces
-  kExitUsage = 2,        // usage error or bad input
-  kExitCannotTest = 125  // cannot judge (git bisect skip)
-};
 
 struct Subcommand {
   const char* name;
@@ -41,7 +34,8 @@ struct SubcommandRegistration {
 };
 
 // Prints `reprokit: <command>: <status message>` to stderr and returns the exit
-// code that fits the status: kExitUsage for bad input, 1 otherwise.
+// code that fits the status (ExitCodeForStatus): kExitUsage for bad input,
+// kExitCannotTest otherwise; never kExitReproduces.
 int ReportError(const char* command, const absl::Status& status);
 
 class FlagSet;

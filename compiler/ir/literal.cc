@@ -172,7 +172,14 @@ absl::Status ParseElement(std::string_view text, HostTensor& tensor, int64_t i) 
         uint16_t sign = std::signbit(*v) ? 0x8000 : 0;
         tensor.data<uint16_t>()[i] = sign | (dtype == DType::kF16 ? 0x7e00 : 0x7fc0);
       } else {
-        tensor.data<uint16_t>()[i] = dtype == DType::kF16 ? FloatToHalf(*v) : FloatToBFloat16(*v);
+        const uint16_t bits = dtype == DType::kF16 ? FloatToHalf(*v) : FloatToBFloat16(*v);
+        const double stored = dtype == DType::kF16 ? HalfToDouble(bits) : BFloat16ToDouble(bits);
+        // A finite literal must stay finite: 70000 is inf in f16, silently.
+        if (std::isfinite(*v) && !std::isfinite(stored)) {
+          return absl::InvalidArgumentError(absl::StrCat("number '", std::string(text),
+                                                         "' overflows ", std::string(DTypeName(dtype))));
+        }
+        tensor.data<uint16_t>()[i] = bits;
       }
       return absl::OkStatus();
     }

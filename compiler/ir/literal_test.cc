@@ -34,6 +34,18 @@ TEST(LiteralTest, ParseDoubleRoundTripsAndRejectsJunk) {
   EXPECT_FALSE(ParseDouble("1.5x").ok());
 }
 
+// A finite literal that the dtype cannot hold is an error, not a silent inf.
+TEST(LiteralTest, SixteenBitOverflowIsRejected) {
+  HostTensor t(TensorType(DType::kF16, {3}));
+  absl::Status s = ParseElement("70000", t, 0);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("'70000' overflows f16"), std::string::npos) << s;
+  EXPECT_TRUE(ParseElement("65504", t, 1).ok());
+  EXPECT_TRUE(ParseElement("inf", t, 2).ok()) << "an explicit inf stays allowed";
+  HostTensor b(TensorType(DType::kBF16, {1}));
+  EXPECT_TRUE(ParseElement("70000", b, 0).ok()) << "bf16 has f32's range";
+}
+
 TEST(LiteralTest, EverySixteenBitPatternRoundTrips) {
   for (DType dtype : {DType::kF16, DType::kBF16}) {
     HostTensor t(TensorType(dtype, {1}));

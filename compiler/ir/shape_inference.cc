@@ -164,6 +164,14 @@ absl::StatusOr<TensorType> InferSource(Op op, const Attributes& attrs) {
   const DType dtype = attrs.GetDType("dtype").value();
   const Shape shape(attrs.GetInts("shape").value());
   RK_RETURN_IF_ERROR(CheckDims(op, shape.dims(), "shape"));
+  if (op == Op::kFull && !IsFloat(dtype)) {
+    // An integer or bool cannot hold inf or nan; converting one is undefined.
+    const double value = attrs.GetFloat("value").value();
+    if (!std::isfinite(value)) {
+      return OpError(op, "value ", absl::StrCat(value), " is not representable in ",
+                     std::string(DTypeName(dtype)));
+    }
+  }
   if (op == Op::kIota) {
     if (dtype == DType::kBool) return OpError(op, "dtype must be a float or integer type, not bool");
     absl::StatusOr<int> axis = NormalizeAxis(attrs.GetInt("axis").value(), shape.rank());

@@ -67,6 +67,12 @@ TEST(ShapeInferenceTest, Sources) {
             "bf16[4]");
   EXPECT_EQ(Infer(Op::kFull, {}, {{"value", int64_t{2}}, {"dtype", DType::kI32}, {"shape", Ints{}}}),
             "i32[]");
+  // An integer full cannot hold inf or nan (issue #24, defect 13).
+  EXPECT_EQ(Infer(Op::kFull, {}, {{"value", INFINITY}, {"dtype", DType::kI32}, {"shape", Ints{}}}),
+            "error: full: value inf is not representable in i32");
+  EXPECT_TRUE(Fails(Op::kFull, {}, {{"value", NAN}, {"dtype", DType::kI64}, {"shape", Ints{2}}}));
+  EXPECT_EQ(Infer(Op::kFull, {}, {{"value", INFINITY}, {"dtype", DType::kF32}, {"shape", Ints{}}}),
+            "f32[]");
   EXPECT_EQ(Infer(Op::kFull, {}, {{"value", 1.0}, {"dtype", DType::kF32}, {"shape", Ints{-1}}}),
             "error: full: negative dimension in shape [-1]");
   EXPECT_EQ(Infer(Op::kIota, {}, {{"axis", int64_t{1}}, {"dtype", DType::kI64}, {"shape", Ints{2, 3}}}),

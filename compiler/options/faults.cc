@@ -43,12 +43,28 @@ bool IsFaultablePass(std::string_view target) {
 // the decompose pass lowers before any fault could see them.
 bool IsFaultableOp(Op op) { return op != Op::kInput && GetOpKind(op) != OpKind::kComposite; }
 
+// Ops that compute no value of their own: sources that only materialize an
+// attribute (full, iota, constant) and layout ops that only move elements. The
+// value faults (accuracy, nondeterministic) would never fire on them, so they
+// are refused rather than accepted and silently ignored. pad computes its fill
+// and counts as a value op.
+bool ComputesNoValue(Op op) {
+  if (op == Op::kFull || op == Op::kIota || op == Op::kConstant) return true;
+  return GetOpKind(op) == OpKind::kLayout && op != Op::kPad;
+}
+
 std::vector<FaultKind> ValidKinds(std::string_view target) {
   std::vector<FaultKind> kinds;
   if (std::optional<Op> op = ParseOp(target); op.has_value() && IsFaultableOp(*op)) {
     for (FaultKind kind : kAllKinds) {
       if (kind == FaultKind::kWrongIndex) continue;
       if (kind == FaultKind::kDropLast && *op != Op::kReduceSum) continue;
+      if ((kind == FaultKind::kAccuracy || kind == FaultKind::kNondeterministic) &&
+          ComputesNoValue(*op)) {
+        continue;
+      }
+      // A constant is folded into its users' code: there is no access of its own to break.
+      if (kind == FaultKind::kRuntimeCrash && *op == Op::kConstant) continue;
       kinds.push_back(kind);
     }
   } else if (IsFaultablePass(target)) {

@@ -72,6 +72,24 @@ TEST(FaultsTest, RejectsBadSpecsWithValidAlternatives) {
   }
 }
 
+// Value faults on ops that compute no value could never fire: refused at
+// parse time, while the process-level kinds still apply to them.
+TEST(FaultsTest, RejectsValueFaultsOnOpsThatComputeNoValue) {
+  for (const char* op : {"concat", "full", "iota", "constant", "reshape", "transpose",
+                         "broadcast_to", "slice", "squeeze", "unsqueeze"}) {
+    for (const char* kind : {"accuracy", "nondeterministic"}) {
+      const std::string spec = std::string(op) + ":" + kind;
+      absl::StatusOr<FaultSet> set = FaultSet::Parse({spec});
+      EXPECT_EQ(set.status().code(), absl::StatusCode::kInvalidArgument) << spec;
+      EXPECT_THAT(set.status().message(), HasSubstr("does not apply")) << spec;
+    }
+    MustParse({std::string(op) + ":compile_error"});
+  }
+  EXPECT_EQ(FaultSet::Parse({"constant:runtime_crash"}).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  MustParse({"pad:accuracy", "cast:accuracy", "full:runtime_crash", "concat:runtime_crash"});
+}
+
 TEST(FaultsTest, ValidTargetsIncludeOptionalPasses) {
   absl::StatusOr<FaultSet> set = FaultSet::Parse({"nope:crash"});
   ASSERT_FALSE(set.ok());

@@ -78,6 +78,9 @@ struct Bundle {
   bool judged = true;
   std::string policy = "torch";
   double tol = 0;  // <= 0: the policy's per-dtype default
+  // Seconds before a compile-and-run counts as a hang, as captured; <= 0: the
+  // oracle's default (60 s). Replays and minify judge with it.
+  double timeout_seconds = 0;
   Json environment = Json::MakeObject();
   Json provenance = Json::MakeObject();
   Json minimization = Json::MakeObject();

@@ -156,6 +156,10 @@ absl::StatusOr<BundleInput> InputFromJson(const JsonRef& j) {
     RK_ASSIGN_OR_RETURN(auto low_value, low.Double());
     RK_ASSIGN_OR_RETURN(auto high, recipe.Field("high"));
     RK_ASSIGN_OR_RETURN(auto high_value, high.Double());
+    // Non-finite bounds would make every seeded value NaN or Inf, silently.
+    if (!std::isfinite(low_value)) return low.Error("must be a finite number");
+    if (!std::isfinite(high_value)) return high.Error("must be a finite number");
+    if (low_value > high_value) return high.Error("must not be below low");
     in.random.low = low_value;
     in.random.high = high_value;
   } else {
@@ -181,6 +185,8 @@ Json BundleToJson(const Bundle& bundle, const std::string& hash) {
   Json tolerance = Json::MakeObject();
   tolerance["policy"] = bundle.policy;
   tolerance["tol"] = bundle.tol;
+  // Written only when set, so bundles captured with the default keep their bytes.
+  if (bundle.timeout_seconds > 0) tolerance["timeout_seconds"] = bundle.timeout_seconds;
   j["tolerance"] = std::move(tolerance);
   j["environment"] = bundle.environment;
   j["provenance"] = bundle.provenance;
@@ -230,6 +236,13 @@ absl::StatusOr<Bundle> BundleFromJson(const Json& json, const std::string& docum
   if (tolerance) {
     if (absl::Status s = OptionalString(*tolerance, "policy", b.policy); !s.ok()) return s;
     if (absl::Status s = OptionalDouble(*tolerance, "tol", b.tol); !s.ok()) return s;
+    if (absl::Status s = OptionalDouble(*tolerance, "timeout_seconds", b.timeout_seconds);
+        !s.ok()) {
+      return s;
+    }
+    if (!std::isfinite(b.timeout_seconds)) {
+      return absl::InvalidArgumentError("tolerance.timeout_seconds: must be a finite number");
+    }
   }
   for (auto [key, field] : {std::pair<std::string_view, Json*>{"environment", &b.environment},
                             {"provenance", &b.provenance},

@@ -92,6 +92,7 @@ class BundleTest : public ::testing::Test {
     out.metrics.reason = "rmse 3.1e-2 vs 2.0e-7";
     bundle_.expected.outputs.push_back(out);
     bundle_.tol = 1e-3;
+    bundle_.timeout_seconds = 3;
     bundle_.environment = CollectEnvironment();
     bundle_.provenance["tool"] = "reprokit capture model.rk -o bug";
   }
@@ -141,6 +142,7 @@ TEST_F(BundleTest, RoundTripIsExact) {
   EXPECT_EQ(b.expected.outputs[0].metrics.reason, "rmse 3.1e-2 vs 2.0e-7");
   EXPECT_TRUE(b.judged);
   EXPECT_EQ(b.tol, 1e-3);
+  EXPECT_EQ(b.timeout_seconds, 3) << "capture's --timeout travels with the bundle";
   EXPECT_EQ(b.policy, "torch");
   EXPECT_EQ(b.environment, bundle_.environment);
   EXPECT_EQ(b.provenance.GetString("tool").value(), "reprokit capture model.rk -o bug");
@@ -237,6 +239,31 @@ TEST_F(BundleTest, UnknownVersionIsRejected) {
   EXPECT_NE(loaded.status().message().find("version: unsupported bundle version 2"),
             absl::string_view::npos)
       << loaded.status();
+}
+
+// Bad repro.json values are refused with the field named, not accepted silently.
+TEST_F(BundleTest, NonFiniteInputRangesAndContradictoryKindsAreRejected) {
+  ASSERT_TRUE(WriteBundle(bundle_, values_, dir_).ok());
+  const fs::path p = fs::path(dir_) / "repro.json";
+  const std::string original = ReadFile(p);
+  struct Edit {
+    std::string from, to, message;
+  };
+  for (const Edit& e : std::vector<Edit>{
+           {"\"low\": 0.5", "\"low\": \"NaN\"", "low: must be a finite number"},
+           {"\"high\": 2.0", "\"high\": \"Infinity\"", "high: must be a finite number"},
+           {"\"high\": 2.0", "\"high\": 0.25", "high: must not be below low"},
+           {"\"kind\": \"accuracy\"", "\"kind\": \"crash\"", "contradicts kind 'crash'"}}) {
+    std::string text = original;
+    const size_t at = text.find(e.from);
+    ASSERT_NE(at, std::string::npos) << e.from;
+    text.replace(at, e.from.size(), e.to);
+    WriteFile(p, text);
+    absl::StatusOr<LoadedBundle> loaded = LoadBundle(dir_);
+    EXPECT_EQ(loaded.status().code(), absl::StatusCode::kInvalidArgument) << e.to;
+    EXPECT_NE(loaded.status().message().find(e.message), absl::string_view::npos)
+        << e.to << ": " << loaded.status();
+  }
 }
 
 TEST_F(BundleTest, MissingGraphIsNotFound) {

@@ -18,6 +18,7 @@ absl::Status Capture(const compiler::Graph& graph, const std::vector<compiler::H
   bundle.judged = capture_options.judged;
   bundle.policy = capture_options.policy;
   bundle.tol = capture_options.tol;
+  bundle.timeout_seconds = capture_options.timeout_seconds;
 
   std::vector<compiler::NodeId> ids = graph.inputs();
   if (ids.size() != inputs.size()) {

@@ -33,6 +33,8 @@ struct CaptureOptions {
   bool judged = true;
   std::string policy = "torch";
   double tol = 0;
+  // The oracle's timeout the verdict was judged with; <= 0: the default.
+  double timeout_seconds = 0;
   // The command line recorded in provenance; empty: this process's.
   std::string command_line;
   // BundleHash of the bundle this one was derived from, if any.

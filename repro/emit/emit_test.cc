@@ -85,6 +85,21 @@ TEST(DetectWorkspaceTest, TellsTheFourKindsApart) {
   EXPECT_EQ(DetectWorkspace(root + "/nothing")->kind, WorkspaceKind::kMissing);
 }
 
+// A wrong REPROKIT_ROOT says what is missing and what to set it to.
+TEST(FindReprokitRootTest, BadRootSaysWhatIsMissingAndHowToSetIt) {
+  const char* old = std::getenv("REPROKIT_ROOT");
+  const std::string saved = old ? old : "";
+  setenv("REPROKIT_ROOT", "/nonexistent/reprokit", 1);
+  absl::StatusOr<std::string> root = FindReprokitRoot();
+  if (old) setenv("REPROKIT_ROOT", saved.c_str(), 1); else unsetenv("REPROKIT_ROOT");
+  ASSERT_FALSE(root.ok());
+  EXPECT_EQ(root.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_NE(root.status().message().find("has no repro/defs.bzl"), std::string::npos);
+  EXPECT_NE(root.status().message().find("holding WORKSPACE and repro/defs.bzl"),
+            std::string::npos)
+      << root.status();
+}
+
 TEST(EmitTest, CreatesAWorkspaceAndIsIdempotent) {
   const std::string root = TempDir("fresh");
   EmitRequest request;

@@ -177,7 +177,9 @@ absl::StatusOr<std::string> FindReprokitRoot() {
   std::error_code ec;
   if (const char* env = std::getenv("REPROKIT_ROOT"); env != nullptr && *env != '\0') {
     if (HasDefs(env)) return fs::canonical(env, ec).string();
-    return absl::NotFoundError(absl::StrCat("REPROKIT_ROOT=", env, " has no repro/defs.bzl"));
+    return absl::NotFoundError(absl::StrCat(
+        "REPROKIT_ROOT=", env, " has no repro/defs.bzl; set it to reprokit's source checkout "
+        "(the directory holding WORKSPACE and repro/defs.bzl)"));
   }
   const fs::path exe = fs::canonical("/proc/self/exe", ec);
   if (!ec) {
@@ -189,8 +191,11 @@ absl::StatusOr<std::string> FindReprokitRoot() {
       if (!ec) return defs.parent_path().parent_path().string();
     }
   }
-  return absl::NotFoundError(
-      "cannot tell where reprokit's sources are; set REPROKIT_ROOT or pass --reprokit DIR");
+  return absl::NotFoundError(absl::StrCat(
+      "cannot find reprokit's sources (repro/defs.bzl) above ",
+      exe.empty() ? std::string("this binary") : exe.parent_path().string(),
+      ", which emitted repros need: set REPROKIT_ROOT=/path/to/reprokit (the checkout holding "
+      "WORKSPACE and repro/defs.bzl), or pass --reprokit DIR where the command has it"));
 }
 
 }  // namespace rk::repro

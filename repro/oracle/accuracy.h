@@ -11,7 +11,12 @@
 //            m = 2, or 3 for f16/bf16 results, tensors under 1,000 elements or
 //            tol >= 2e-2. NaN in the result where fp64 is finite fails; NaN in
 //            the native reference but not in the result passes when the result
-//            is close to fp64; NaN in fp64 means cannot judge.
+//            is close to fp64. NaN in fp64 where the result is NaN too is equal
+//            (PyTorch's equal_nan) and the other elements are judged; NaN in
+//            fp64 where the result is a number means cannot judge. When the
+//            output was computed in a lower precision than its dtype
+//            (computed_in, e.g. bf16 widened by a cast), rmse(native, fp64) is
+//            taken as at least the rounding error of that precision.
 //   "strict" allclose(result, native) only.
 //   "cosine" cosine similarity of result and native >= 0.99.
 // Non-float outputs compare exactly (or are ignored with compare_non_float =
@@ -52,6 +57,9 @@ struct AccuracyOptions {
   // 1e-2 for f16/bf16.
   double tol = 0;
   bool compare_non_float = true;
+  // The lowest float precision on the output's paths (computation_precision.h);
+  // kF64: the output's own dtype decides.
+  compiler::DType computed_in = compiler::DType::kF64;
 };
 
 double DefaultTolerance(compiler::DType dtype);

@@ -93,6 +93,44 @@ TEST(AccuracyTest, NaNInFp64CannotJudge) {
             Judgement::kCannotJudge);
 }
 
+// One NaN expected at the same place in result and fp64 (equal_nan) must not
+// hide a miscompile in the other elements, nor fail a correct result.
+TEST(AccuracyTest, NaNAtTheSamePositionIsEqualAndTheRestIsJudged) {
+  std::vector<double> exact(1000), wrong(1000);
+  for (int i = 0; i < 1000; ++i) {
+    exact[i] = std::exp(i / 1000.0);
+    wrong[i] = exact[i] * 1.01 + 1e-3;
+  }
+  exact[7] = wrong[7] = kNaN;
+  HostTensor fp64 = F64(exact);
+  OutputMetrics bad = Torch().Judge(F32(wrong), F32(exact), &fp64, {});
+  EXPECT_EQ(bad.judgement, Judgement::kFail) << bad.reason;
+  OutputMetrics good = Torch().Judge(F32(exact), F32(exact), &fp64, {});
+  EXPECT_EQ(good.judgement, Judgement::kPass) << good.reason;
+  std::vector<double> near = exact;
+  near[3] *= 1 + 1e-3;  // not allclose at 1e-4, but far below 2x the reference's rmse floor
+  OutputMetrics reason = Torch().Judge(F32(near), F32(exact), &fp64, {});
+  EXPECT_NE(reason.judgement, Judgement::kCannotJudge) << reason.reason;
+}
+
+// An f64 output computed in bf16 (cast after a bf16 chain): the reference's
+// rounding landed close to fp64 by luck, the compiled result is one bf16
+// rounding away. Judged by the computation's precision it passes; a planted
+// 1% error still fails.
+TEST(AccuracyTest, OutputComputedInBf16IsJudgedByBf16Rounding) {
+  HostTensor fp64 = F64({0.8320});
+  HostTensor native = F64({0.8320 + 3.5e-5});
+  AccuracyOptions f64_rule;
+  EXPECT_EQ(Torch().Judge(F64({0.8320 + 6.7e-4}), native, &fp64, f64_rule).judgement,
+            Judgement::kFail);
+  AccuracyOptions bf16_rule;
+  bf16_rule.computed_in = DType::kBF16;
+  OutputMetrics m = Torch().Judge(F64({0.8320 + 6.7e-4}), native, &fp64, bf16_rule);
+  EXPECT_EQ(m.judgement, Judgement::kPass) << m.reason;
+  EXPECT_EQ(Torch().Judge(F64({0.8320 * 1.01 + 1e-3}), native, &fp64, bf16_rule).judgement,
+            Judgement::kFail);
+}
+
 TEST(AccuracyTest, EqualNaNsAndInfsPass) {
   HostTensor fp64 = F64({kNaN, kInf});
   EXPECT_EQ(Torch().Judge(F64({kNaN, kInf}), F64({kNaN, kInf}), &fp64, {}).judgement,

@@ -17,6 +17,10 @@
 #include "compiler/reference/promote.h"
 #include "repro/isolate/job_limits.h"
 #include "repro/isolate/phase.h"
+#include "repro/oracle/computation_precision.h"
+#include "repro/oracle/memory_budget.h"
+#include "repro/oracle/planted_fault.h"
+#include "repro/oracle/preflight.h"
 #include "repro/oracle/wire.h"
 #include "repro/oracle/backend_runner.h"
 
@@ -64,6 +68,9 @@ OutputVerdict Describe(const Graph& graph, int index) {
 std::string ClassifyAccuracy(const Graph& graph, absl::Span<const HostTensor> inputs,
                              const RunProgram& run_program,
                              const std::vector<HostTensor>& fp64_outputs, int failing_output) {
+  // The fp64 recompile may not run the faulty code at all (a cast fault on
+  // an f64 cast becomes f64->f64 and vanishes): a planted fault stays a miscompile.
+  if (PlantsValueFault(graph, options)) return "miscompile";
   ReportPhase("fp64_recompile");
   absl::StatusOr<Graph> promoted = compiler::PromoteToF64(graph);
   if (!promoted.ok()) return "unknown";
@@ -131,7 +138,9 @@ absl::Status ValidateRequest(const Graph& graph, absl::Span<const HostTensor> in
   }
   absl::StatusOr<CompileOptions> reparsed = CompileOptions::Parse(options.ToString());
   if (!reparsed.ok()) return reparsed.status();
-  return absl::OkStatus();
+  // A fault typo or a missing GPU is the request's or the machine's problem,
+  // never a compile_error verdict.
+  return Preflight(options);
 }
 
 absl::StatusOr<Verdict> JudgeInProcess(const Graph& graph, absl::Span<const HostTensor> inputs,
@@ -183,12 +192,15 @@ absl::StatusOr<Verdict> JudgeWith(const Graph& graph, absl::Span<const HostTenso
   v.reference_seconds = SecondsSince(start);
 
   const AccuracyPolicy* policy = FindAccuracyPolicy(oracle_options.policy);
+  const std::vector<compiler::DType> precisions = OutputPrecisions(graph);
   int first_fail = -1, first_unjudged = -1;
   for (int i = 0; i < static_cast<int>(runs[0].size()); ++i) {
     OutputVerdict o = Describe(graph, i);
     const HostTensor& result = runs[0][i];
     const HostTensor* ref64 = compiler::IsFloat(result.dtype()) ? &fp64->outputs[i] : nullptr;
-    o.metrics = policy->Judge(result, native->outputs[i], ref64, oracle_options.accuracy);
+    AccuracyOptions accuracy = oracle_options.accuracy;
+    accuracy.computed_in = precisions[i];
+    o.metrics = policy->Judge(result, native->outputs[i], ref64, accuracy);
     if (o.metrics.judgement == Judgement::kFail && first_fail < 0) first_fail = i;
     if (o.metrics.judgement == Judgement::kCannotJudge && first_unjudged < 0) first_unjudged = i;
     v.outputs.push_back(std::move(o));
@@ -280,6 +292,10 @@ absl::StatusOr<Verdict> Oracle::Judge(const Graph& graph, absl::Span<const HostT
                                       const CompileOptions& options) {
   ++calls_;
   if (absl::Status s = ValidateRequest(graph, inputs, options, config_.options); !s.ok()) return s;
+  if (absl::Status s = CheckMemoryBudget(graph, MemoryUse::kJudge, config_.limits.memory_bytes);
+      !s.ok()) {
+    return s;
+  }
   if (options.external()) {
     absl::StatusOr<BackendRunner*> runner = Runner(options.backend);
     if (!runner.ok()) return runner.status();

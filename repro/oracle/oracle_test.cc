@@ -175,6 +175,73 @@ TEST_F(OracleTest, BadInputIsAnErrorNotAVerdict) {
   EXPECT_NE(v.status().message().find("input %w"), std::string::npos) << v.status();
 }
 
+// A fault typo is bad input, never a compile_error verdict (or a bundle).
+TEST_F(OracleTest, UnknownFaultSpecIsAnError) {
+  Graph g = ParseOrDie(kReluGraph);
+  absl::StatusOr<Verdict> v =
+      oracle_->Judge(g, compiler::SeededInputs(g, 1), WithFault("relu:bogus"));
+  ASSERT_FALSE(v.ok());
+  EXPECT_EQ(v.status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+// A graph too large to judge is refused before anything is allocated.
+TEST_F(OracleTest, GraphOverTheMemoryLimitIsRefused) {
+  Graph g = ParseOrDie(R"(graph @g(%x: f32[2]) {
+  %y = full() {value=1.0, dtype=f32, shape=[4,1024,1024,4096]} : f32[4,1024,1024,4096]
+  return %y
+})");
+  absl::StatusOr<Verdict> v = oracle_->Judge(g, compiler::SeededInputs(g, 1), {});
+  ASSERT_FALSE(v.ok());
+  EXPECT_EQ(v.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(v.status().message().find("limit 8.0 GiB"), std::string::npos) << v.status();
+}
+
+// cast(x: f32) {dtype=f64} with cast:accuracy: the fp64 recompile turns the
+// cast into f64->f64, where the fault does not fire; still a miscompile.
+TEST_F(OracleTest, PlantedCastFaultStaysAMiscompile) {
+  Verdict v = Judge("cast:accuracy", R"(graph @g(%x: f32[64]) {
+  %c = cast(%x) {dtype=f64} : f64[64]
+  return %c
+})");
+  EXPECT_EQ(v.kind, VerdictKind::kAccuracy) << v.message;
+  EXPECT_EQ(v.accuracy_subkind, "miscompile") << v.message;
+}
+
+// One NaN expected at the same place (the fp64 reference has it too) must not
+// hide a miscompiled exp in the other 999 elements.
+TEST_F(OracleTest, ExpectedNaNDoesNotBlindTheOracle) {
+  Graph g = ParseOrDie(R"(graph @g(%x: f32[1000]) {
+  %s = sqrt(%x) : f32[1000]
+  %e = exp(%s) : f32[1000]
+  return %e
+})");
+  HostTensor x(g.type(g.inputs()[0]));
+  for (int i = 0; i < 1000; ++i) x.SetDouble(i, i == 7 ? -1.0 : i / 500.0);
+  absl::StatusOr<Verdict> v = oracle_->Judge(g, {x}, WithFault("exp:accuracy"));
+  ASSERT_TRUE(v.ok()) << v.status();
+  EXPECT_EQ(v->kind, VerdictKind::kAccuracy) << v->message;
+  v = oracle_->Judge(g, {x}, {});
+  ASSERT_TRUE(v.ok()) << v.status();
+  EXPECT_EQ(v->kind, VerdictKind::kPass) << v->message;
+}
+
+// The fault-free fuzz finding of issue #24: an f64 output of a bf16 chain is
+// judged by the precision it was computed in. Seeds 3, 5 and 6 failed with
+// accuracy:precision:cast:f64 when judged at f64 tolerance.
+TEST_F(OracleTest, F64OutputOfABf16ChainPasses) {
+  Graph g = ParseOrDie(R"(graph @fuzz(%x0: bf16[3]) {
+  %1 = reduce_mean(%x0) {axes=[0], keepdim=false} : bf16[]
+  %2 = erf(%1) : bf16[]
+  %3 = cast(%2) {dtype=f64} : f64[]
+  return %3
+})");
+  for (uint64_t seed = 0; seed < 16; ++seed) {
+    absl::StatusOr<Verdict> v = oracle_->Judge(g, compiler::SeededInputs(g, seed), {});
+    ASSERT_TRUE(v.ok()) << v.status();
+    EXPECT_EQ(v->kind, VerdictKind::kPass) << "seed " << seed << ": " << v->message;
+  }
+}
+
 TEST(OracleInProcessTest, MatchesIsolatedForStatusFaults) {
   Graph g = ParseOrDie(kReluGraph);
   absl::StatusOr<Verdict> v =

@@ -124,6 +124,10 @@ absl::StatusOr<Verdict> VerdictFromJson(const JsonRef& r) {
   RK_ASSIGN_OR_RETURN(std::string sig, sig_ref.String());
   absl::StatusOr<Signature> parsed_sig = Signature::Parse(sig);
   if (!parsed_sig.ok()) return sig_ref.Error(std::string(parsed_sig.status().message()));
+  if (parsed_sig->kind != v.kind) {
+    return sig_ref.Error(absl::StrCat("its kind '", std::string(VerdictKindName(parsed_sig->kind)),
+                                      "' contradicts kind '", kind, "'"));
+  }
   v.signature = *parsed_sig;
   RK_ASSIGN_OR_RETURN(JsonRef message, r.Field("message"));
   RK_ASSIGN_OR_RETURN(v.message, message.String());

@@ -472,12 +472,16 @@ void Campaign::Publish(FindingRecord record, const minifier::Candidate& best,
     request.name = record.name;
     request.create_workspace = true;
     request.reprokit_root = options_.reprokit_root;
+    absl::Status root_status;
     if (request.reprokit_root.empty()) {
-      if (absl::StatusOr<std::string> root = repro::FindReprokitRoot(); root.ok()) {
-        request.reprokit_root = *root;
-      }
+      absl::StatusOr<std::string> root = repro::FindReprokitRoot();
+      if (root.ok()) request.reprokit_root = *root;
+      root_status = root.status();
     }
-    absl::StatusOr<repro::EmitResult> emitted = repro::EmitRepro(request);
+    // Without reprokit's sources no workspace can be made: say that, not
+    // what the workspace lacks as a consequence.
+    absl::StatusOr<repro::EmitResult> emitted =
+        root_status.ok() ? repro::EmitRepro(request) : absl::StatusOr<repro::EmitResult>(root_status);
     if (emitted.ok()) {
       record.package = request.package;
       record.test_label = emitted->test_label;
