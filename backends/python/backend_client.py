@@ -438,6 +438,15 @@ def main(argv):
         payload = rb.PayloadBuilder()
         graph_json = rk_to_json(rk_text, payload)
         graph = rb.decode_graph(graph_json, payload.getvalue())
+        name = os.path.basename(path)
+        ops = hello.get("ops", ["*"])
+        undeclared = sorted({n.op for n in graph.nodes if n.op != "input" and "*" not in ops
+                             and n.op not in ops} |
+                            {n.dtype for n in graph.nodes if n.dtype not in hello.get("dtypes", [])})
+        if undeclared:
+            print("%s: not sent, the hello does not declare %s (cannot_judge)"
+                  % (name, ", ".join(undeclared)))
+            continue
         inputs = seeded_inputs(graph, args.seed)
         descs = []
         for nid, value in zip(graph.inputs, inputs):
@@ -458,7 +467,6 @@ def main(argv):
             print("%s: backend broke the protocol: %s" % (path, e))
             return 125
         seconds = time.monotonic() - started
-        name = os.path.basename(path)
         if reply["type"] == "failure":
             ok = args.expect_failure == reply["kind"]
             print("%s: %s %s: %s" % (name, "ok, expected" if ok else "FAIL", reply["kind"],
