@@ -54,7 +54,13 @@ if ! (cd / && "$python" -c 'import onnxruntime, numpy') 2>/dev/null; then
   echo "skipped: onnxruntime not installed (onnxruntime adapter)"
 else
   ox="$here/onnxruntime/serve"
-  for device in "${devices[@]}"; do
+  ox_devices=(cpu)
+  if (cd / && "$python" -c 'import onnxruntime, sys; sys.exit("CUDAExecutionProvider" not in onnxruntime.get_available_providers())') 2>/dev/null; then
+    ox_devices+=(cuda)
+  else
+    echo "onnxruntime: no CUDAExecutionProvider in this build; cpu only"
+  fi
+  for device in "${ox_devices[@]}"; do
     for level in all disable; do
       check "onnxruntime $device, graph_optimization_level=$level: every test graph" 0 \
         "$python" "$client" "$ox" "$data"/*.rk --device "$device" --opt graph_optimization_level=$level
