@@ -1,10 +1,17 @@
 #include "minifier/minify_bundle.h"
 
+#include <stdlib.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <memory>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "compiler/ir/graph.h"
 #include "minifier/oracle_interestingness.h"
+#include "minifier/script_interestingness.h"
 #include "repro/bundle/bundle.h"
 #include "repro/bundle/environment.h"
 #include "repro/oracle/oracle.h"
@@ -28,6 +35,9 @@ Bundle DerivedBundle(const repro::LoadedBundle& original, const Candidate& candi
   bundle.policy = original.bundle.policy;
   bundle.tol = original.bundle.tol;
   bundle.environment = repro::CollectEnvironment();
+  if (const Json* backend = original.bundle.environment.Find("backend"); backend != nullptr) {
+    bundle.environment.Set("backend", *backend);
+  }
   for (compiler::NodeId id : candidate.graph.inputs()) {
     BundleInput input;
     input.name = candidate.graph.node(id).name;
@@ -85,8 +95,15 @@ absl::StatusOr<std::optional<Candidate>> LoadCheckpoint(const repro::LoadedBundl
 absl::StatusOr<MinifyBundleResult> MinifyBundle(const MinifyBundleOptions& options) {
   absl::StatusOr<repro::LoadedBundle> original = repro::LoadBundle(options.input_dir);
   if (!original.ok()) return original.status();
+  if (!options.backend.empty() && options.backend != original->bundle.options.backend &&
+      !(options.backend == "builtin" && !original->bundle.options.external())) {
+    if (absl::Status s = original->bundle.options.Set("backend", options.backend); !s.ok()) {
+      return s;
+    }
+    original->bundle.options.backend_options.clear();
+  }
   const repro::Signature expected = original->bundle.expected.signature;
-  if (!repro::IsFailure(expected.kind)) {
+  if (options.test_script.empty() && !repro::IsFailure(expected.kind)) {
     return absl::InvalidArgumentError(
         absl::StrCat(options.input_dir, ": the bundle's expected verdict is '",
                      expected.ToString(), "', not a failure: nothing to minimize"));
@@ -116,8 +133,34 @@ absl::StatusOr<MinifyBundleResult> MinifyBundle(const MinifyBundleOptions& optio
   NameUnnamedNodes(start.graph);
   compiler::Graph anchor_graph = original->bundle.graph;
   NameUnnamedNodes(anchor_graph);
-  OracleInterestingness interestingness(oracle->get(), original->bundle.options, expected,
-                                        anchor_graph);
+  OracleInterestingness oracle_interestingness(oracle->get(), original->bundle.options, expected,
+                                               anchor_graph);
+  // With a user's test, candidates are bundles in a scratch directory.
+  std::string scratch;
+  std::unique_ptr<ScriptInterestingness> script;
+  if (!options.test_script.empty()) {
+    std::string pattern = (std::filesystem::temp_directory_path() / "reprokit-test-XXXXXX").string();
+    if (::mkdtemp(pattern.data()) == nullptr) {
+      return absl::InternalError(absl::StrCat("cannot create a scratch directory: ",
+                                              std::strerror(errno)));
+    }
+    scratch = pattern;
+    script = std::make_unique<ScriptInterestingness>(
+        options.test_script, scratch,
+        [&](const Candidate& candidate, const std::string& dir) {
+          return WriteDerived(*original, candidate, MinifyStats(), false, dir);
+        },
+        options.test_timeout_seconds);
+  }
+  struct ScratchCleanup {
+    std::string dir;
+    ~ScratchCleanup() {
+      std::error_code ec;
+      if (!dir.empty()) std::filesystem::remove_all(dir, ec);
+    }
+  } cleanup{scratch};
+  Interestingness& interestingness =
+      script ? static_cast<Interestingness&>(*script) : oracle_interestingness;
 
   MinifyOptions minify;
   minify.jobs = options.jobs;
@@ -134,7 +177,7 @@ absl::StatusOr<MinifyBundleResult> MinifyBundle(const MinifyBundleOptions& optio
   if (!result.ok()) return result.status();
   if (!checkpoint_status.ok()) return checkpoint_status;
   out.stats = result->stats;
-  if (!out.stats.signature.empty()) out.signature = out.stats.signature;
+  if (!out.stats.signature.empty() && !script) out.signature = out.stats.signature;
   out.complete = !out.stats.interrupted && !out.stats.timed_out;
   if (absl::Status s = WriteDerived(*original, result->best, out.stats, out.complete,
                                     options.output_dir, &out.minimized_hash);

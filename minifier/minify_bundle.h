@@ -38,6 +38,14 @@ struct MinifyBundleOptions {
   // Judge in worker subprocesses (crashes become verdicts). Off only for a
   // trusted compiler in tests.
   bool isolate = true;
+  // Non-empty: the interestingness test is this program (ScriptInterestingness:
+  // exit 0 = still interesting), not the bundle's expected signature; each run
+  // gets `test_timeout_seconds` (0: none).
+  std::string test_script;
+  // Non-empty: judge with this backend instead of the bundle's (compile
+  // option backend; "builtin" for the built-in compiler).
+  std::string backend;
+  double test_timeout_seconds = 0;
 };
 
 struct MinifyBundleResult {

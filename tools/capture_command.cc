@@ -109,6 +109,14 @@ int RunCapture(absl::Span<const std::string> args) {
   std::vector<std::string> command = {"reprokit", kName};
   command.insert(command.end(), args.begin(), args.end());
   capture.command_line = repro::CommandLineText(command);
+  if (options.external()) {
+    absl::StatusOr<repro::BackendHello> hello = (*oracle)->Backend(options.backend);
+    if (!hello.ok()) return ReportError(kName, hello.status());
+    capture.backend = Json::MakeObject();
+    capture.backend["spec"] = options.backend;
+    capture.backend["name"] = hello->name;
+    capture.backend["version"] = hello->version;
+  }
   capture.policy = oracle_flags.policy;
   capture.tol = oracle_flags.tol;
   if (absl::Status s = repro::Capture(*graph, inputs, options, *verdict, out, capture); !s.ok()) {

@@ -113,6 +113,10 @@ int RunCheck(absl::Span<const std::string> args) {
   if (json) {
     std::printf("%s\n", repro::VerdictToJson(*verdict).DumpPretty().c_str());
   } else {
+    if (options.external()) {
+      absl::StatusOr<repro::BackendHello> hello = (*oracle)->Backend(options.backend);
+      if (hello.ok()) std::printf("backend:   %s (%s)\n", hello->name.c_str(), hello->version.c_str());
+    }
     PrintVerdict(*verdict);
     if (bundle && repro::IsFailure(bundle->bundle.expected.kind)) {
       bool same = verdict->signature == bundle->bundle.expected.signature;

@@ -9,6 +9,7 @@
 
 #include "minifier/minify_bundle.h"
 #include "minifier/progress.h"
+#include "repro/backend/locate.h"
 #include "tools/flags.h"
 #include "tools/subcommand.h"
 
@@ -47,16 +48,28 @@ int RunMinify(absl::Span<const std::string> args) {
   minifier::MinifyBundleOptions options;
   int64_t jobs = 1;
   bool json = false;
-  FlagSet flags("minify BUNDLE -o OUT [-j N] [--resume] [--time-limit SECONDS] [--json]",
+  std::string backend;
+  FlagSet flags("minify BUNDLE -o OUT [-j N] [--resume] [--time-limit SECONDS] [--test SCRIPT] "
+                "[--json]",
                 "Shrinks a failing bundle to a small one that fails with the same signature,\n"
                 "checkpointing the best bundle so far to OUT after every step (Ctrl-C stops\n"
-                "cleanly; --resume continues). Exit 0 when done, 1 when BUNDLE does not\n"
-                "reproduce its expected failure, 2 on bad input.");
+                "cleanly; --resume continues). The bundle's backend judges (docs/BACKENDS.md);\n"
+                "with --test, a program decides instead: it gets each candidate as a bundle\n"
+                "directory and exits 0 while the candidate is still interesting (as for\n"
+                "llvm-reduce or C-Vise). Exit 0 when done, 1 when BUNDLE does not reproduce\n"
+                "its expected failure (or the test rejects it), 2 on bad input.");
   flags.String("out", &options.output_dir, "output bundle directory (required)", 'o');
   flags.Int("jobs", &jobs, "candidates judged in parallel", 'j');
   flags.Bool("resume", &options.resume, "continue from the checkpoint in OUT");
   flags.Double("time-limit", &options.time_limit_seconds, "stop after this many seconds");
   flags.Bool("json", &json, "print the statistics as JSON");
+  flags.String("test", &options.test_script,
+               "interestingness program: run as SCRIPT CANDIDATE_DIR, exit 0 = still interesting");
+  flags.Double("test-timeout", &options.test_timeout_seconds,
+               "seconds a --test run may take before it counts as not interesting (0: no limit)");
+  flags.String("backend", &backend,
+               "judge with this backend instead of the bundle's: builtin, reprokit, a NAME or "
+               "a PATH");
   auto positional = flags.Parse(args);
   if (!positional.ok()) return ReportError("minify", positional.status());
   if (flags.help_requested()) {
@@ -80,6 +93,11 @@ int RunMinify(absl::Span<const std::string> args) {
     }
   }
   options.jobs = static_cast<int>(jobs);
+  if (!backend.empty()) options.backend = repro::CanonicalBackendSpec(backend);
+  if (!options.test_script.empty() && options.test_script.find('/') == std::string::npos &&
+      std::filesystem::exists(options.test_script)) {
+    options.test_script = "./" + options.test_script;  // a file here, not a program on PATH
+  }
   options.stop = &g_stop;
   std::signal(SIGINT, StopOnSignal);
   std::signal(SIGTERM, StopOnSignal);

@@ -5,8 +5,27 @@
 #include "compiler/onnx/exporter.h"
 #include "compiler/onnx/importer.h"
 #include "compiler/onnx/model_file.h"
+#include "repro/oracle/backend_runner.h"
 
 namespace rk::tools {
+namespace {
+
+// External backends that ask for ONNX get the exporter's model, checked.
+const bool kOnnxExporterRegistered = [] {
+  repro::BackendRunner::SetOnnxExporter(
+      [](const compiler::Graph& graph) -> absl::StatusOr<std::string> {
+        RK_ASSIGN_OR_RETURN(auto model, compiler::onnx_io::ExportModel(graph));
+        RK_RETURN_IF_ERROR(compiler::onnx_io::CheckModel(model));
+        std::string bytes;
+        if (!model.SerializeToString(&bytes)) {
+          return absl::InternalError("cannot serialize the ONNX model");
+        }
+        return bytes;
+      });
+  return true;
+}();
+
+}  // namespace
 
 absl::StatusOr<GraphSource> ImportOnnxSource(
     const std::string& path, const std::map<std::string, std::vector<int64_t>>& input_shapes) {

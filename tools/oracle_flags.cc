@@ -1,6 +1,9 @@
 #include "tools/oracle_flags.h"
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/time/time.h"
+#include "repro/backend/locate.h"
 
 namespace rk::tools {
 
@@ -9,6 +12,10 @@ void OracleFlags::Register(FlagSet& flags, bool takes_bundle) {
   flags.Repeated("opt", &opts,
                  std::string("compile option key=value (see docs/COMPILER.md") +
                      (takes_bundle ? "; added to a BUNDLE's)" : ")"));
+  flags.String("backend", &backend,
+               "the compiler judged: builtin, reprokit (the built-in one through the backend "
+               "protocol), a backend NAME or a PATH (docs/BACKENDS.md)" +
+                   bundle_note);
   flags.String("device", &device, "cpu or cuda" + bundle_note);
   flags.String("policy", &policy, "accuracy policy: torch, strict or cosine" + bundle_note);
   flags.Double("tol", &tol, "tolerance; 0 = by dtype (1e-4 f32/f64, 1e-2 f16/bf16)" + bundle_note);
@@ -17,7 +24,36 @@ void OracleFlags::Register(FlagSet& flags, bool takes_bundle) {
 }
 
 absl::Status OracleFlags::ApplyTo(const FlagSet& flags, compiler::CompileOptions* options) const {
-  if (absl::Status s = options->Apply(opts); !s.ok()) return s;
+  if (flags.WasSet("backend")) {
+    const std::string spec = repro::CanonicalBackendSpec(backend);
+    if (absl::Status s = options->Set("backend", spec); !s.ok()) return s;
+    if (options->backend != spec) options->backend_options.clear();  // another backend's
+  }
+  if (!options->external()) {
+    if (absl::Status s = options->Apply(opts); !s.ok()) return s;
+  } else {
+    for (const std::string& item : opts) {
+      const size_t eq = item.find('=');
+      if (eq == std::string::npos || eq == 0) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("option '", item, "': expected key=value"));
+      }
+      const std::string key = item.substr(0, eq), value = item.substr(eq + 1);
+      if (key == "device" || key == "backend" || key == "backend_options") {
+        if (absl::Status s = options->Set(key, value); !s.ok()) return s;
+        continue;
+      }
+      // A backend option; a later one replaces an earlier (or recorded) one.
+      std::vector<std::string> kept;
+      for (const std::string& o : options->backend_options) {
+        if (o.substr(0, o.find(':')) != key) kept.push_back(o);
+      }
+      kept.push_back(absl::StrCat(key, ":", value));
+      if (absl::Status s = options->Set("backend_options", absl::StrJoin(kept, ",")); !s.ok()) {
+        return s;
+      }
+    }
+  }
   if (flags.WasSet("device")) return options->Set("device", device);
   return absl::OkStatus();
 }

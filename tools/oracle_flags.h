@@ -1,10 +1,12 @@
 // The flags that say what a command compiles and how its oracle judges it,
-// shared by `check`, `capture` and `bisect`: --opt, --device, --policy, --tol,
-// --timeout and --in-process. Registered in one place so that every command
+// shared by `check`, `capture` and `bisect`: --backend, --opt, --device,
+// --policy, --tol, --timeout and --in-process. Registered in one place so that every command
 // spells, documents and defaults them alike.
 //
-// Needs the FlagSet they are registered on to be parsed before the values are
-// read. Guarantees: --device applies after --opt (the explicit flag wins);
+// With an external backend (--backend, or a bundle's), --opt items other than
+// device= are the backend's own options (compile option backend_options; the
+// oracle checks them against the backend's hello). Needs the FlagSet they are
+// registered on to be parsed before the values are read. Guarantees: --device applies after --opt (the explicit flag wins);
 // for a bundle input, --policy and --tol override the bundle's recorded values
 // only when given on the command line.
 //
@@ -24,6 +26,7 @@ namespace rk::tools {
 
 struct OracleFlags {
   std::vector<std::string> opts;  // "key=value"
+  std::string backend = "builtin";
   std::string device = "cpu";
   std::string policy = "torch";
   double tol = 0;

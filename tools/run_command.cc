@@ -1,6 +1,7 @@
 // `reprokit run BUNDLE`: replays a bundle in this process: loads and
-// validates it, compiles the graph with the recorded options, runs it on the
-// recorded inputs and prints a summary of every output.
+// validates it, compiles the graph with the recorded options (or hands it to
+// the recorded external backend), runs it on the recorded inputs and prints a
+// summary of every output.
 #include <cstdio>
 #include <optional>
 #include <string>
@@ -9,7 +10,10 @@
 #include "absl/strings/str_cat.h"
 #include "base/json.h"
 #include "compiler/driver/compile.h"
+#include "repro/backend/locate.h"
 #include "repro/bundle/bundle.h"
+#include "repro/oracle/backend_runner.h"
+#include "repro/oracle/verdict.h"
 #include "tools/flags.h"
 #include "tools/subcommand.h"
 
@@ -22,11 +26,15 @@ int RunRun(absl::Span<const std::string> args) {
   bool json = false;
   int64_t max_values = 6;
   FlagSet flags("run BUNDLE [--json]",
-                "Replays a repro bundle: compiles its graph with the recorded options, runs\n"
-                "it on the recorded inputs and prints every output's summary. No oracle:\n"
+                "Replays a repro bundle: compiles its graph with the recorded options (and\n"
+                "backend), runs it on the recorded inputs and prints every output's summary. No oracle:\n"
                 "`reprokit check BUNDLE` judges. Exit: 0 ran, 1 compiling or running\n"
                 "failed (the failure reproduces), 2 bad bundle.");
+  std::string backend;
   flags.Bool("json", &json, "print one JSON object");
+  flags.String("backend", &backend,
+               "run with this backend instead of the bundle's: builtin, reprokit, a NAME or a "
+               "PATH (docs/BACKENDS.md)");
   flags.Int("values", &max_values, "how many leading values to show per tensor");
   int exit_code = kExitOk;
   const std::optional<std::string> arg =
@@ -37,12 +45,35 @@ int RunRun(absl::Span<const std::string> args) {
   for (const std::string& w : loaded->warnings) {
     std::fprintf(stderr, "reprokit: %s: warning: %s\n", kName, w.c_str());
   }
-  const repro::Bundle& b = loaded->bundle;
-  absl::StatusOr<compiler::Executable> exe = compiler::Compile(b.graph, b.options);
-  absl::StatusOr<std::vector<compiler::HostTensor>> outputs =
-      exe.ok() ? exe->Run(loaded->inputs) : absl::StatusOr<std::vector<compiler::HostTensor>>(
-                                                exe.status());
-  const std::string failed_phase = exe.ok() ? "run" : "compile";
+  repro::Bundle& b = loaded->bundle;
+  if (!backend.empty()) {
+    const std::string spec = repro::CanonicalBackendSpec(backend);
+    if (spec != b.options.backend) b.options.backend_options.clear();
+    if (absl::Status s = b.options.Set("backend", spec); !s.ok()) return ReportError(kName, s);
+  }
+  absl::StatusOr<std::vector<compiler::HostTensor>> outputs;
+  std::string failed_phase = "compile";
+  if (b.options.external()) {
+    // The backend compiles and runs; its crash, hang or error is the failure.
+    absl::StatusOr<std::unique_ptr<repro::BackendRunner>> runner =
+        repro::BackendRunner::Create(b.options.backend, 1, repro::BackendLimits());
+    if (!runner.ok()) return ReportError(kName, runner.status());
+    if (absl::Status s = (*runner)->CheckOptions(b.options); !s.ok()) return ReportError(kName, s);
+    absl::StatusOr<repro::ProgramRuns> ran = (*runner)->Run(b.graph, loaded->inputs, b.options, 1);
+    if (!ran.ok()) return ReportError(kName, ran.status());
+    if (ran->ended) {
+      outputs = absl::UnknownError(absl::StrCat(std::string(repro::VerdictKindName(ran->ended->kind)), ": ",
+                                                ran->ended->message));
+      failed_phase = "backend";
+    } else {
+      outputs = std::move(ran->runs[0]);
+    }
+  } else {
+    absl::StatusOr<compiler::Executable> exe = compiler::Compile(b.graph, b.options);
+    outputs = exe.ok() ? exe->Run(loaded->inputs)
+                       : absl::StatusOr<std::vector<compiler::HostTensor>>(exe.status());
+    if (exe.ok()) failed_phase = "run";
+  }
 
   if (json) {
     Json doc = Json::MakeObject();

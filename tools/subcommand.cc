@@ -46,6 +46,8 @@ int ReportError(const char* command, const absl::Status& status) {
     case absl::StatusCode::kOutOfRange:
     case absl::StatusCode::kDataLoss:
       return kExitUsage;
+    case absl::StatusCode::kUnavailable:
+      return kExitCannotTest;
     default:
       return kExitReproduces;
   }

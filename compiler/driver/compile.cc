@@ -21,6 +21,12 @@ absl::StatusOr<const Backend*> FindBackend(std::string_view device) {
 }
 
 absl::StatusOr<Executable> Compile(const Graph& graph, const CompileOptions& options) {
+  if (options.external() || !options.backend_options.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the options name an external backend (backend=", options.backend,
+        options.backend_options.empty() ? "" : " with backend_options", "): the harness runs "
+        "it (docs/BACKENDS.md); the built-in compiler has no such backend"));
+  }
   absl::StatusOr<const Backend*> backend = FindBackend(options.device);
   if (!backend.ok()) {
     // Bad options (faults, pass names) are reported before the device.

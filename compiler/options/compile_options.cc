@@ -153,6 +153,25 @@ absl::Status SetCudaArch(CompileOptions& o, const std::string& v) {
   return absl::OkStatus();
 }
 
+absl::Status SetBackend(CompileOptions& o, const std::string& v) {
+  if (absl::Status s = CheckWord("backend", v); !s.ok()) return s;
+  if (v.find(',') != std::string::npos) return BadValue("backend", v, "must not contain ','");
+  o.backend = v == "builtin" ? "" : v;
+  return absl::OkStatus();
+}
+
+absl::Status SetBackendOptions(CompileOptions& o, const std::string& v) {
+  std::vector<std::string> items = SplitList(v);
+  if (absl::Status s = CheckList("backend_options", v, items); !s.ok()) return s;
+  for (const std::string& item : items) {
+    if (item.find(':') == std::string::npos || item[0] == ':') {
+      return BadValue("backend_options", v, absl::StrCat("item '", item, "' is not KEY:VALUE"));
+    }
+  }
+  o.backend_options = std::move(items);
+  return absl::OkStatus();
+}
+
 const std::vector<OptionField>& Fields() {
   static const std::vector<OptionField>* const fields = new std::vector<OptionField>{
       {"device", SetDevice, [](const CompileOptions& o) { return o.device; }},
@@ -170,6 +189,9 @@ const std::vector<OptionField>& Fields() {
       {"dump_dir", SetDumpDir, [](const CompileOptions& o) { return o.dump_dir; }},
       BoolField("checked", &CompileOptions::checked),
       {"cuda_arch", SetCudaArch, [](const CompileOptions& o) { return o.cuda_arch; }},
+      {"backend", SetBackend, [](const CompileOptions& o) { return o.backend; }},
+      {"backend_options", SetBackendOptions,
+       [](const CompileOptions& o) { return absl::StrJoin(o.backend_options, ","); }},
   };
   return *fields;
 }

@@ -11,7 +11,10 @@
 // reassociates; tree is pairwise, see compiler/kernel/kernel_ir.h), vector_width
 // (0 = target default, else 1|2|4|8|16), threads (>= 1), faults (list of
 // `<op-or-pass>:<kind>`, testing only, see docs/FAULTS.md), dump_dir,
-// checked (verify the graph around every pass), cuda_arch (e.g. sm_90).
+// checked (verify the graph around every pass), cuda_arch (e.g. sm_90),
+// backend (an external compiler judged in place of this one: a name or an
+// absolute path, see docs/BACKENDS.md; "" = this compiler) and backend_options
+// (list of `KEY:VALUE`, the options the external backend declared).
 //
 // Tested by compiler/options/compile_options_test.cc.
 #ifndef REPROKIT_COMPILER_OPTIONS_COMPILE_OPTIONS_H_
@@ -43,6 +46,12 @@ struct CompileOptions {
   std::string dump_dir;
   bool checked = false;
   std::string cuda_arch = "sm_90";
+  // An external backend (docs/BACKENDS.md) and its options; the built-in
+  // compiler refuses options that name one.
+  std::string backend;
+  std::vector<std::string> backend_options;  // "KEY:VALUE"
+
+  bool external() const { return !backend.empty(); }
 
   // Sets one option from its text form; InvalidArgument for an unknown key or
   // a bad value (the message names both and lists the valid keys).

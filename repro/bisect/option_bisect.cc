@@ -12,7 +12,9 @@ namespace rk::repro {
 namespace {
 
 // Keys whose values are sets of names, bisected element by element.
-bool IsListKey(const std::string& key) { return key == "disable_passes" || key == "faults"; }
+bool IsListKey(const std::string& key) {
+  return key == "disable_passes" || key == "faults" || key == "backend_options";
+}
 
 std::vector<std::string> SplitList(const std::string& value) {
   if (value.empty()) return {};

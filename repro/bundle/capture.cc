@@ -37,6 +37,7 @@ absl::Status Capture(const compiler::Graph& graph, const std::vector<compiler::H
   }
 
   bundle.environment = CollectEnvironment();
+  if (!capture_options.backend.is_null()) bundle.environment["backend"] = capture_options.backend;
   bundle.provenance["created_at"] = UtcTimestamp();
   bundle.provenance["captured_by"] = capture_options.captured_by;
   bundle.provenance["command_line"] = capture_options.command_line.empty()

@@ -42,6 +42,9 @@ struct CaptureOptions {
   // Where the graph came from when it was not a .rk file (e.g. the imported
   // ONNX model: path, opset, producer, node origins); provenance.source.
   Json source;
+  // The external backend judged (options.backend): {"spec", "name",
+  // "version"} from its hello; environment.backend.
+  Json backend;
 };
 
 absl::Status Capture(const compiler::Graph& graph, const std::vector<compiler::HostTensor>& inputs,

@@ -18,6 +18,8 @@
 #include "absl/time/time.h"
 #include "base/subprocess.h"
 #include "compiler/support/cuda_probe.h"
+#include "repro/backend/builtin_server.h"
+#include "repro/backend/locate.h"
 #include "repro/bundle/bundle.h"
 #include "repro/emit/verdict_table.h"
 #include "repro/oracle/oracle.h"
@@ -119,6 +121,30 @@ std::string ModeText(const RunnerArgs& args) {
   return "regression test (passes once the bug is fixed)";
 }
 
+// "name version" of the backend recorded at capture, or the spec.
+std::string RecordedBackend(const Bundle& bundle) {
+  const Json* b = bundle.environment.Find("backend");
+  if (b == nullptr || !b->is_object()) return bundle.options.backend;
+  absl::StatusOr<std::string> name = b->GetString("name"), version = b->GetString("version");
+  if (!name.ok() || !version.ok()) return bundle.options.backend;
+  return absl::StrCat(*name, " ", *version);
+}
+
+// The runner also serves the built-in compiler through the backend protocol
+// (`--backend-serve`), so that a repro recorded with `--backend reprokit`
+// runs with no reprokit binary installed.
+int ServeBackend() {
+  std::fflush(stdout);
+  const int frames_fd = ::dup(1);
+  if (frames_fd < 0 || ::dup2(2, 1) < 0) return 2;
+  absl::Status served = ServeBuiltinBackend(0, frames_fd);
+  if (!served.ok()) {
+    std::fprintf(stderr, "reprokit repro: backend-serve: %s\n", served.ToString().c_str());
+    return 2;
+  }
+  return 0;
+}
+
 // Exit code for "this run could not even start" (bad bundle, no runfiles).
 int CannotStart(const RunnerArgs& args, const std::string& what, const absl::Status& status) {
   std::fprintf(stderr, "reprokit repro: %s: %s\n", what.c_str(), status.ToString().c_str());
@@ -185,6 +211,12 @@ absl::StatusOr<RunnerArgs> ParseRunnerArgs(absl::Span<const std::string> args) {
 }
 
 int RunReproMain(int argc, char** argv, const char* bundle_rlocation) {
+  if (argc == 2 && std::string(argv[1]) == "--backend-serve") return ServeBackend();
+  {
+    std::error_code ec;
+    const std::filesystem::path self = std::filesystem::canonical("/proc/self/exe", ec);
+    if (!ec) SetSelfBackendCommand({self.string(), "--backend-serve"});
+  }
   std::vector<std::string> raw(argv + 1, argv + argc);
   absl::StatusOr<RunnerArgs> args = ParseRunnerArgs(raw);
   if (!args.ok()) {
@@ -232,6 +264,23 @@ int RunReproMain(int argc, char** argv, const char* bundle_rlocation) {
       RecordSkip(reason);
       return 0;
     }
+  }
+
+  if (options->external()) {
+    absl::StatusOr<BackendCommand> found = LocateBackend(options->backend);
+    if (!found.ok()) {
+      const std::string reason = absl::StrCat("the bundle's backend is not here: ",
+                                              found.status().message());
+      if (args->mode == RunnerMode::kBisect) {
+        std::printf("result:    SKIP: %s (exit 125)\n", reason.c_str());
+        return 125;
+      }
+      std::printf("result:    SKIPPED: %s (reported as a skipped test case)\n", reason.c_str());
+      RecordSkip(reason);
+      return 0;
+    }
+    std::printf("backend:   %s (recorded: %s)\n", found->argv[0].c_str(),
+                RecordedBackend(bundle).c_str());
   }
 
   Oracle::Config config;

@@ -15,6 +15,7 @@
 #include "repro/isolate/job_limits.h"
 #include "repro/isolate/phase.h"
 #include "repro/oracle/wire.h"
+#include "repro/oracle/backend_runner.h"
 
 namespace rk::repro {
 namespace {
@@ -58,7 +59,7 @@ OutputVerdict Describe(const Graph& graph, int index) {
 // Compiles the graph promoted to f64 and compares with the fp64 reference:
 // "miscompile" if it still disagrees, "precision" if it agrees.
 std::string ClassifyAccuracy(const Graph& graph, absl::Span<const HostTensor> inputs,
-                             const CompileOptions& options,
+                             const RunProgram& run_program,
                              const std::vector<HostTensor>& fp64_outputs, int failing_output) {
   ReportPhase("fp64_recompile");
   absl::StatusOr<Graph> promoted = compiler::PromoteToF64(graph);
@@ -68,16 +69,40 @@ std::string ClassifyAccuracy(const Graph& graph, absl::Span<const HostTensor> in
     promoted_inputs.push_back(compiler::IsFloat(t.dtype()) ? t.ConvertTo(compiler::DType::kF64)
                                                            : t);
   }
-  absl::StatusOr<compiler::Executable> exe = compiler::Compile(*promoted, options);
-  if (!exe.ok()) return "unknown";
-  absl::StatusOr<std::vector<HostTensor>> out = exe->Run(promoted_inputs);
-  if (!out.ok()) return "unknown";
+  absl::StatusOr<ProgramRuns> out = run_program(*promoted, promoted_inputs, 1);
+  if (!out.ok() || out->ended || out->runs.empty()) return "unknown";
   const AccuracyPolicy* strict = FindAccuracyPolicy("strict");
   AccuracyOptions tight;
   tight.tol = 1e-6;
   OutputMetrics m =
-      strict->Judge((*out)[failing_output], fp64_outputs[failing_output], nullptr, tight);
+      strict->Judge(out->runs[0][failing_output], fp64_outputs[failing_output], nullptr, tight);
   return m.judgement == Judgement::kPass ? "precision" : "miscompile";
+}
+
+// The built-in compiler: compile once, run `runs` times.
+absl::StatusOr<ProgramRuns> RunBuiltin(const Graph& graph, absl::Span<const HostTensor> inputs,
+                                       const CompileOptions& options, int runs) {
+  ProgramRuns result;
+  ReportPhase("compile");
+  absl::Time start = absl::Now();
+  absl::StatusOr<compiler::Executable> exe = compiler::Compile(graph, options);
+  result.compile_seconds = SecondsSince(start);
+  if (!exe.ok()) {
+    result.ended = CompileErrorVerdict(exe.status(), "compile");
+    return result;
+  }
+  ReportPhase("run");
+  start = absl::Now();
+  for (int r = 0; r < runs; ++r) {
+    absl::StatusOr<std::vector<HostTensor>> out = exe->Run(inputs);
+    if (!out.ok()) {
+      result.ended = CompileErrorVerdict(out.status(), "run");
+      return result;
+    }
+    result.runs.push_back(*std::move(out));
+  }
+  result.run_seconds = SecondsSince(start);
+  return result;
 }
 
 }  // namespace
@@ -110,28 +135,29 @@ absl::StatusOr<Verdict> JudgeInProcess(const Graph& graph, absl::Span<const Host
                                        const CompileOptions& options,
                                        const OracleOptions& oracle_options) {
   if (absl::Status s = ValidateRequest(graph, inputs, options, oracle_options); !s.ok()) return s;
+  return JudgeWith(graph, inputs, oracle_options,
+                   [&](const Graph& g, absl::Span<const HostTensor> in, int runs) {
+                     return RunBuiltin(g, in, options, runs);
+                   });
+}
+
+absl::StatusOr<Verdict> JudgeWith(const Graph& graph, absl::Span<const HostTensor> inputs,
+                                  const OracleOptions& oracle_options,
+                                  const RunProgram& run_program) {
   Verdict v;
   v.policy = oracle_options.policy;
-
-  ReportPhase("compile");
-  absl::Time start = absl::Now();
-  absl::StatusOr<compiler::Executable> exe = compiler::Compile(graph, options);
-  v.compile_seconds = SecondsSince(start);
-  if (!exe.ok()) {
-    Verdict e = CompileErrorVerdict(exe.status(), "compile");
+  absl::StatusOr<ProgramRuns> program = run_program(graph, inputs, std::max(1, oracle_options.runs));
+  if (!program.ok()) return program.status();
+  v.compile_seconds = program->compile_seconds;
+  v.run_seconds = program->run_seconds;
+  if (program->ended) {
+    Verdict e = *std::move(program->ended);
+    e.policy = oracle_options.policy;
     e.compile_seconds = v.compile_seconds;
+    e.run_seconds = v.run_seconds;
     return e;
   }
-
-  ReportPhase("run");
-  start = absl::Now();
-  std::vector<std::vector<HostTensor>> runs;
-  for (int r = 0; r < std::max(1, oracle_options.runs); ++r) {
-    absl::StatusOr<std::vector<HostTensor>> out = exe->Run(inputs);
-    if (!out.ok()) return CompileErrorVerdict(out.status(), "run");
-    runs.push_back(*std::move(out));
-  }
-  v.run_seconds = SecondsSince(start);
+  const std::vector<std::vector<HostTensor>>& runs = program->runs;
   for (size_t r = 1; r < runs.size(); ++r) {
     if (int i = FirstDifferingOutput(runs[0], runs[r]); i >= 0) {
       OutputVerdict o = Describe(graph, i);
@@ -144,7 +170,7 @@ absl::StatusOr<Verdict> JudgeInProcess(const Graph& graph, absl::Span<const Host
   }
 
   ReportPhase("reference");
-  start = absl::Now();
+  const absl::Time start = absl::Now();
   absl::StatusOr<compiler::EvalResult> native = compiler::Evaluate(graph, inputs);
   if (!native.ok()) return native.status();
   compiler::EvalOptions fp64_options;
@@ -169,7 +195,7 @@ absl::StatusOr<Verdict> JudgeInProcess(const Graph& graph, absl::Span<const Host
     v.kind = VerdictKind::kAccuracy;
     v.accuracy_subkind =
         oracle_options.classify_accuracy
-            ? ClassifyAccuracy(graph, inputs, options, fp64->outputs, first_fail)
+            ? ClassifyAccuracy(graph, inputs, run_program, fp64->outputs, first_fail)
             : "unknown";
     v.signature = AccuracySignature(v.accuracy_subkind, o.op, o.dtype);
     v.message = absl::StrFormat("output %d (%%%s = %s, %s): %s", first_fail, o.node, o.op,
@@ -220,10 +246,45 @@ absl::StatusOr<std::unique_ptr<Oracle>> Oracle::Create(const Config& config) {
   return oracle;
 }
 
+absl::StatusOr<BackendRunner*> Oracle::Runner(const std::string& spec) {
+  std::lock_guard<std::mutex> lock(runners_mutex_);
+  auto it = runners_.find(spec);
+  if (it != runners_.end()) return it->second.get();
+  BackendLimits limits;
+  limits.timeout = config_.limits.timeout;
+  limits.memory_bytes = config_.limits.memory_bytes;
+  absl::StatusOr<std::unique_ptr<BackendRunner>> runner =
+      BackendRunner::Create(spec, std::max(1, config_.workers), limits);
+  if (!runner.ok()) return runner.status();
+  BackendRunner* raw = runner->get();
+  runners_.emplace(spec, *std::move(runner));
+  return raw;
+}
+
+absl::StatusOr<BackendHello> Oracle::Backend(const std::string& spec) {
+  absl::StatusOr<BackendRunner*> runner = Runner(spec);
+  if (!runner.ok()) return runner.status();
+  return (*runner)->hello();
+}
+
 absl::StatusOr<Verdict> Oracle::Judge(const Graph& graph, absl::Span<const HostTensor> inputs,
                                       const CompileOptions& options) {
   ++calls_;
   if (absl::Status s = ValidateRequest(graph, inputs, options, config_.options); !s.ok()) return s;
+  if (options.external()) {
+    absl::StatusOr<BackendRunner*> runner = Runner(options.backend);
+    if (!runner.ok()) return runner.status();
+    if (absl::Status s = (*runner)->CheckOptions(options); !s.ok()) return s;
+    return JudgeWith(graph, inputs, config_.options,
+                     [&](const Graph& g, absl::Span<const HostTensor> in, int runs) {
+                       return (*runner)->Run(g, in, options, runs);
+                     });
+  }
+  if (!options.backend_options.empty()) {
+    return absl::InvalidArgumentError(
+        "backend_options are for an external backend; the built-in compiler takes compile "
+        "options (docs/BACKENDS.md)");
+  }
   if (!config_.isolate) return JudgeInProcess(graph, inputs, options, config_.options);
   OracleRequest q;
   q.graph_text = compiler::PrintInline(graph);

@@ -25,6 +25,9 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
+#include <map>
+#include <mutex>
 #include <memory>
 #include <string>
 #include <vector>
@@ -35,6 +38,8 @@
 #include "compiler/ir/tensor.h"
 #include "compiler/options/compile_options.h"
 #include "repro/isolate/worker_pool.h"
+#include "repro/oracle/backend_runner.h"
+#include "repro/oracle/program_runs.h"
 #include "repro/oracle/verdict.h"
 
 namespace rk::repro {
@@ -54,6 +59,18 @@ absl::Status ValidateRequest(const compiler::Graph& graph,
                              absl::Span<const compiler::HostTensor> inputs,
                              const compiler::CompileOptions& options,
                              const OracleOptions& oracle_options);
+
+// Compiles and runs a graph `runs` times with whichever compiler is judged.
+using RunProgram = std::function<absl::StatusOr<ProgramRuns>(
+    const compiler::Graph&, absl::Span<const compiler::HostTensor>, int runs)>;
+
+// Steps 2-5 above over `run_program` (step 1 and the runs), in the calling
+// process: what the built-in path runs in a worker, and the external
+// backends' path runs beside their backend processes.
+absl::StatusOr<Verdict> JudgeWith(const compiler::Graph& graph,
+                                  absl::Span<const compiler::HostTensor> inputs,
+                                  const OracleOptions& oracle_options,
+                                  const RunProgram& run_program);
 
 // The whole judgement in the calling process. A crash in the compiler or the
 // generated code takes the process down: use Oracle for untrusted inputs.
@@ -77,9 +94,15 @@ class Oracle {
 
   // Thread-safe. Bad input (inputs not matching the graph, unparsable
   // options) is an InvalidArgument; every compiler behaviour is a Verdict.
+  // Options naming an external backend (options.backend) are judged with
+  // that backend's processes (backend_runner.h, started on first use, as
+  // many as `workers`); its errors (missing, broken protocol) are statuses.
   absl::StatusOr<Verdict> Judge(const compiler::Graph& graph,
                                 absl::Span<const compiler::HostTensor> inputs,
                                 const compiler::CompileOptions& options);
+
+  // The hello of an external backend (starting it if needed).
+  absl::StatusOr<BackendHello> Backend(const std::string& spec);
 
   const Config& config() const { return config_; }
   int64_t calls() const { return calls_.load(); }
@@ -88,8 +111,12 @@ class Oracle {
   explicit Oracle(Config config) : config_(std::move(config)) {}
   Verdict FromOutcome(const JobOutcome& outcome) const;
 
+  absl::StatusOr<BackendRunner*> Runner(const std::string& spec);
+
   Config config_;
   std::unique_ptr<WorkerPool> pool_;
+  std::mutex runners_mutex_;
+  std::map<std::string, std::unique_ptr<BackendRunner>> runners_;
   std::atomic<int64_t> calls_{0};
 };
 

@@ -1,0 +1,78 @@
+// Judging an external backend (docs/BACKENDS.md): a pool of its processes,
+// one per concurrent judgement, each started on first use and restarted after
+// it crashed or timed out; a request's outcome becomes ProgramRuns the oracle
+// judges like the built-in compiler's (crash, timeout, compile_error, or
+// outputs), and a graph with an op, dtype or device the backend did not
+// declare is cannot_judge without being sent.
+//
+// Errors (never verdicts): the backend cannot be found or started, speaks
+// another protocol version, or breaks the protocol in a reply (Unavailable or
+// FailedPrecondition, naming the backend: the harness cannot test with it);
+// options it did not declare (InvalidArgument, listing the declared ones).
+//
+// Tested by repro/oracle/backend_runner_test.cc.
+#ifndef REPROKIT_REPRO_ORACLE_BACKEND_RUNNER_H_
+#define REPROKIT_REPRO_ORACLE_BACKEND_RUNNER_H_
+
+#include <atomic>
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "compiler/ir/graph.h"
+#include "compiler/ir/tensor.h"
+#include "compiler/options/compile_options.h"
+#include "repro/backend/backend_process.h"
+#include "repro/oracle/program_runs.h"
+
+namespace rk::repro {
+
+class BackendRunner {
+ public:
+  // How to make ONNX bytes for backends that ask for them (graph_formats
+  // "onnx"); registered by the binary that links the exporter. Without one,
+  // such a backend is Unavailable.
+  using OnnxExporter = std::function<absl::StatusOr<std::string>(const compiler::Graph&)>;
+  static void SetOnnxExporter(OnnxExporter exporter);
+
+  // Finds the backend and starts its first process (for the hello).
+  static absl::StatusOr<std::unique_ptr<BackendRunner>> Create(const std::string& spec,
+                                                               int processes,
+                                                               const BackendLimits& limits);
+
+  const BackendHello& hello() const { return hello_; }
+  const BackendCommand& command() const { return command_; }
+
+  // The options' backend_options are all declared, and the device is one the
+  // backend has.
+  absl::Status CheckOptions(const compiler::CompileOptions& options) const;
+
+  // Thread-safe; up to `processes` requests run at once.
+  absl::StatusOr<ProgramRuns> Run(const compiler::Graph& graph,
+                                  absl::Span<const compiler::HostTensor> inputs,
+                                  const compiler::CompileOptions& options, int runs);
+
+ private:
+  BackendRunner(BackendCommand command, BackendLimits limits, int processes)
+      : command_(std::move(command)), limits_(limits), slots_(processes) {}
+  absl::StatusOr<std::unique_ptr<BackendProcess>> Acquire();
+  void Release(std::unique_ptr<BackendProcess> process);
+
+  BackendCommand command_;
+  BackendLimits limits_;
+  BackendHello hello_;
+  std::mutex mutex_;
+  std::condition_variable available_;
+  std::vector<std::unique_ptr<BackendProcess>> idle_;
+  int slots_;  // processes that may still be handed out (running or not yet started)
+  std::atomic<int64_t> next_id_{1};
+};
+
+}  // namespace rk::repro
+
+#endif  // REPROKIT_REPRO_ORACLE_BACKEND_RUNNER_H_
