@@ -19,7 +19,7 @@ backend needs and nothing backend-specific:
     ends the loop.
 
 Works with Python 3.11 and later, with or without numpy. Tested by
-backends/python/reprokit_backend_test.py (run by //backends:reprokit_backend_test).
+reprokit_backend_test.py beside it (run by //backends:reprokit_backend_test).
 """
 
 import io
