@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# The torch_inductor and onnxruntime adapters through the protocol
+# (backends/python/backend_client.py): every graph of backends/testdata/ on cpu
+# (and cuda where there is one) against a NumPy float64 evaluation, Inductor's
+# planted relu bugs switched on through options, bad options refused. Each
+# adapter whose Python package is missing is skipped with the reason (CI has
+# neither torch nor onnxruntime; the GPU machine has both: docs/BACKENDS.md).
+set -uo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+python="${PYTHON:-python3}"
+client="$here/python/backend_client.py"
+data="$here/testdata"
+failures=0
+check() {  # check WHAT EXPECTED_EXIT COMMAND...
+  local what="$1" want="$2"
+  shift 2
+  echo "--- $what"
+  "$@"
+  local got=$?
+  if [[ $got != "$want" ]]; then
+    echo "FAIL: $what: exit $got, expected $want"
+    failures=$((failures + 1))
+  fi
+}
+
+devices=(cpu)
+if (cd / && "$python" -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)') 2>/dev/null; then
+  devices+=(cuda)
+fi
+
+if ! (cd / && "$python" -c 'import torch, numpy') 2>/dev/null; then
+  echo "skipped: torch not installed (torch_inductor adapter)"
+else
+  ti="$here/torch_inductor/serve"
+  for device in "${devices[@]}"; do
+    check "torch_inductor $device: every test graph" 0 \
+      "$python" "$client" "$ti" "$data"/*.rk --device "$device"
+  done
+  check "torch_inductor cpu: planted accuracy bug is seen" 1 \
+    "$python" "$client" "$ti" "$data/elementwise.rk" --opt cpp.inject_relu_bug_TESTING_ONLY=accuracy
+  check "torch_inductor cpu: planted compile error" 0 \
+    "$python" "$client" "$ti" "$data/elementwise.rk" \
+    --opt cpp.inject_relu_bug_TESTING_ONLY=compile_error --expect-failure compile_error
+  if [[ " ${devices[*]} " == *" cuda "* ]]; then
+    check "torch_inductor cuda: planted accuracy bug is seen" 1 \
+      "$python" "$client" "$ti" "$data/elementwise.rk" --device cuda \
+      --opt triton.inject_relu_bug_TESTING_ONLY=accuracy
+  fi
+  check "torch_inductor: unknown option refused" 0 \
+    "$python" "$client" "$ti" "$data/elementwise.rk" --opt no.such_key=1 --expect-failure unsupported
+fi
+
+if ! (cd / && "$python" -c 'import onnxruntime, numpy') 2>/dev/null; then
+  echo "skipped: onnxruntime not installed (onnxruntime adapter)"
+else
+  ox="$here/onnxruntime/serve"
+  ox_devices=(cpu)
+  if (cd / && "$python" -c 'import onnxruntime, sys; sys.exit("CUDAExecutionProvider" not in onnxruntime.get_available_providers())') 2>/dev/null; then
+    ox_devices+=(cuda)
+  else
+    echo "onnxruntime: no CUDAExecutionProvider in this build; cpu only"
+  fi
+  for device in "${ox_devices[@]}"; do
+    for level in all disable; do
+      check "onnxruntime $device, graph_optimization_level=$level: every test graph" 0 \
+        "$python" "$client" "$ox" "$data"/*.rk --device "$device" --opt graph_optimization_level=$level
+    done
+  done
+  check "onnxruntime: bad level refused" 0 \
+    "$python" "$client" "$ox" "$data/elementwise.rk" --opt graph_optimization_level=max \
+    --expect-failure unsupported
+fi
+
+if [[ $failures != 0 ]]; then
+  echo "$failures check(s) failed"
+  exit 1
+fi
+echo "PASS"
