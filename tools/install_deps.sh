@@ -26,6 +26,9 @@ PACKAGES=(
   protobuf-compiler
   python3-onnx      # ONNX's node test cases and onnx.helper (ONNX tests)
   python3-numpy
+  clang-19          # tools/fuzz_inputs.sh: the libFuzzer harnesses
+  libfuzzer-19-dev
+  libclang-rt-19-dev  # ASan, UBSan and libFuzzer runtimes for clang-19
 )
 
 # Fast path: one stat per marker file instead of asking dpkg.
@@ -48,6 +51,9 @@ MARKERS=(
   /usr/bin/protoc
   /usr/lib/python3/dist-packages/onnx/__init__.py
   /usr/lib/python3/dist-packages/numpy/__init__.py
+  /usr/bin/clang++-19
+  /usr/lib/llvm-19/lib/libFuzzer.a
+  /usr/lib/llvm-19/lib/clang/19/lib/linux/libclang_rt.fuzzer-x86_64.a
 )
 all_there=1
 for m in "${MARKERS[@]}"; do
