@@ -5,9 +5,8 @@
 # Extra arguments go to `bazel test` (e.g. ./test.sh --config=asan).
 #
 # After the main run come the hardening stages (docs/RELIABILITY.md), each
-# counted as one case: a chosen subset of the unit tests under ASan+UBSan and
-# under TSan, and every libFuzzer harness for a bounded time. RK_QUICK=1
-# skips them.
+# counted as one case: a chosen subset of the unit tests under ASan+UBSan, and
+# every libFuzzer harness for a bounded time. RK_QUICK=1 skips them.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cd "$root"
@@ -57,13 +56,11 @@ if [[ $bazel_rc != 0 && $failed == 0 ]]; then
   failed=1
 fi
 
-# The sanitizer subsets (docs/RELIABILITY.md says why these): ASan+UBSan over
-# the packages that parse, store and isolate, and the fuzz corpora replayed;
-# TSan over the store's concurrency, the worker pool and ParallelFor.
-ASAN_TARGETS=(//base:all //compiler/ir:all //repro/store:all //repro/bundle:all
-              //tools/fuzzers:all //tools:flags_test)
-TSAN_TARGETS=(//repro/store:local_store_concurrency_test //base:parallel_for_test
-              //repro/isolate:worker_pool_test)
+# The sanitizer subset (docs/RELIABILITY.md says why these): ASan+UBSan over
+# the packages that parse and store, and the fuzz corpora replayed.
+ASAN_TARGETS=(//base:all //repro/store:all //compiler/ir:parser_test //compiler/ir:printer_test
+              //compiler/ir:verifier_test //tools:flags_test //tools/fuzzers:rk_text_corpus_test
+              //tools/fuzzers:store_object_corpus_test //tools/fuzzers:flags_corpus_test)
 stage() {  # NAME COMMAND...: one case, passed when COMMAND exits 0
   local name="$1"; shift
   local stage_log; stage_log="$(mktemp)"
@@ -83,7 +80,6 @@ if [[ "${RK_QUICK:-0}" != 1 ]]; then
   echo
   echo "== hardening stages =="
   stage asan bazel test --config=asan --test_summary=terse "${ASAN_TARGETS[@]}"
-  stage tsan bazel test --config=tsan --test_summary=terse "${TSAN_TARGETS[@]}"
   stage fuzz "$root/tools/fuzz_inputs.sh" "${RK_FUZZ_SECONDS:-20}"
 fi
 echo "wall time: $(( $(date +%s) - start )) s"

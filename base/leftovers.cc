@@ -55,4 +55,30 @@ std::vector<std::string> RemoveLeftoversOfGoneProcesses(const std::string& dir,
   return removed;
 }
 
+std::vector<std::string> RemoveTempFilesOfGoneProcesses(const std::string& dir) {
+  std::vector<std::string> removed;
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) return removed;
+  std::vector<std::string> candidates;
+  while (const dirent* e = ::readdir(d)) {
+    absl::string_view name(e->d_name);
+    if (!absl::StartsWith(name, ".tmp.")) continue;
+    // ".tmp.<stem>.<pid>.<random>": the pid is the next-to-last field.
+    size_t last = name.rfind('.');
+    if (last == absl::string_view::npos || last < 5) continue;
+    size_t before = name.rfind('.', last - 1);
+    if (before == absl::string_view::npos || before < 4) continue;
+    long pid = PidInLeftoverName(name.substr(before + 1), "");
+    if (pid > 0 && pid != ::getpid() && ProcessIsGone(pid)) candidates.push_back(std::string(name));
+  }
+  ::closedir(d);
+  for (const std::string& name : candidates) {
+    std::string path = dir + "/" + name;
+    struct stat st;
+    if (::lstat(path.c_str(), &st) != 0 || st.st_uid != ::geteuid() || !S_ISREG(st.st_mode)) continue;
+    if (::unlink(path.c_str()) == 0) removed.push_back(path);
+  }
+  return removed;
+}
+
 }  // namespace rk

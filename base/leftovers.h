@@ -31,6 +31,11 @@ long PidInLeftoverName(absl::string_view name, absl::string_view prefix);
 std::vector<std::string> RemoveLeftoversOfGoneProcesses(const std::string& dir,
                                                         absl::string_view prefix);
 
+// Removes the files of `dir` named like base/file_util.h's TempPathIn
+// (".tmp.<stem>.<pid>.<random>") whose pid is gone: the temporary file of an
+// atomic write that was killed before its rename. Best effort, like the above.
+std::vector<std::string> RemoveTempFilesOfGoneProcesses(const std::string& dir);
+
 }  // namespace rk
 
 #endif  // REPROKIT_BASE_LEFTOVERS_H_

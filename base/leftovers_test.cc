@@ -67,6 +67,24 @@ TEST(Leftovers, RemovesOnlyThoseOfGoneProcesses) {
   EXPECT_TRUE(fs::exists(other_prefix));
 }
 
+TEST(Leftovers, RemovesTempFilesOfAtomicWritesOfGoneProcesses) {
+  fs::path dir = fs::path(::testing::TempDir()) / "temps";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  long gone = GonePid();
+  fs::path dead = dir / absl::StrCat(".tmp.junit.xml.", gone, ".2943556157710312942");
+  fs::path live = dir / absl::StrCat(".tmp.state.json.", ::getppid(), ".5");
+  fs::path odd = dir / ".tmp.x";
+  fs::path file = dir / "junit.xml";
+  for (const fs::path& p : {dead, live, odd, file}) std::ofstream(p) << "x";
+  std::vector<std::string> removed = RemoveTempFilesOfGoneProcesses(dir.string());
+  ASSERT_EQ(removed.size(), 1u);
+  EXPECT_FALSE(fs::exists(dead));
+  EXPECT_TRUE(fs::exists(live));
+  EXPECT_TRUE(fs::exists(odd));
+  EXPECT_TRUE(fs::exists(file));
+}
+
 TEST(Leftovers, MissingDirectoryIsNothingToDo) {
   EXPECT_TRUE(RemoveLeftoversOfGoneProcesses("/nonexistent/leftovers", "x-").empty());
 }
