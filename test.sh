@@ -58,7 +58,7 @@ fi
 
 # The sanitizer subset (docs/RELIABILITY.md says why these): ASan+UBSan over
 # the packages that parse and store, and the fuzz corpora replayed.
-ASAN_TARGETS=(//base:all //repro/store:all //compiler/ir:parser_test //compiler/ir:printer_test
+ASAN_TARGETS=(//base/... //repro/store/... //compiler/ir:parser_test //compiler/ir:printer_test
               //compiler/ir:verifier_test //tools:flags_test //tools/fuzzers:rk_text_corpus_test
               //tools/fuzzers:store_object_corpus_test //tools/fuzzers:flags_corpus_test)
 stage() {  # NAME COMMAND...: one case, passed when COMMAND exits 0

@@ -10,7 +10,7 @@
 # build keeps g++ and is not reconfigured. Objects are cached in
 # $RK_FUZZ_DIR (default $TMPDIR/reprokit-fuzz) and rebuilt when a source or a
 # header it includes changes. New corpus entries go to $RK_FUZZ_DIR/corpus/NAME
-# (the checked-in seeds in tools/fuzzers/corpus/NAME are read, never written);
+# (the seeds checked in under tools/fuzzers/corpus are read, never written);
 # a crash leaves its input in $RK_FUZZ_DIR/artifacts/NAME and makes the script
 # exit 1. Prints one line per harness: executions, seconds, corpus size.
 set -uo pipefail
