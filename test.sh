@@ -3,6 +3,10 @@
 # per-target summary and, last, "N passed, M failed" counting individual test
 # cases (gtest cases, or one per non-gtest target) from bazel-testlogs.
 # Extra arguments go to `bazel test` (e.g. ./test.sh --config=asan).
+#
+# After the main run come the hardening stages (docs/RELIABILITY.md), each
+# counted as one case: a chosen subset of the unit tests under ASan+UBSan, and
+# every libFuzzer harness for a bounded time. RK_QUICK=1 skips them.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cd "$root"
@@ -47,11 +51,38 @@ done < <(grep -E '^//[^ ]+ +(\(cached\) )?(PASSED|FAILED|TIMEOUT|FLAKY|NO STATUS
           | sed 's/(cached) //' | awk '{print $1, $2}' | sort -u -k1,1 \
           | awk 'NR == FNR { mine[$1] = 1; next } ($1 in mine)' "$targets" -)
 rm -f "$log" "$targets"
-echo "wall time: $(( $(date +%s) - start )) s"
 if [[ $bazel_rc != 0 && $failed == 0 ]]; then
   echo "bazel test exited with $bazel_rc (build failure?)"
   failed=1
 fi
+
+# The sanitizer subset (docs/RELIABILITY.md says why these): ASan+UBSan over
+# the packages that parse and store, and the fuzz corpora replayed.
+ASAN_TARGETS=(//base/... //repro/store/... //compiler/ir:parser_test //compiler/ir:printer_test
+              //compiler/ir:verifier_test //tools:flags_test //tools/fuzzers:rk_text_corpus_test
+              //tools/fuzzers:store_object_corpus_test //tools/fuzzers:flags_corpus_test)
+stage() {  # NAME COMMAND...: one case, passed when COMMAND exits 0
+  local name="$1"; shift
+  local stage_log; stage_log="$(mktemp)"
+  local t0; t0=$(date +%s)
+  if "$@" >"$stage_log" 2>&1; then
+    passed=$((passed + 1))
+    printf "  %-60s %-8s %4d s\n" "stage $name" PASSED $(( $(date +%s) - t0 ))
+  else
+    failed=$((failed + 1))
+    printf "  %-60s %-8s %4d s\n" "stage $name" FAILED $(( $(date +%s) - t0 ))
+    tail -40 "$stage_log" | sed 's/^/    /'
+  fi
+  grep -E '^fuzz ' "$stage_log" | sed 's/^/    /'
+  rm -f "$stage_log"
+}
+if [[ "${RK_QUICK:-0}" != 1 ]]; then
+  echo
+  echo "== hardening stages =="
+  stage asan bazel test --config=asan --test_summary=terse "${ASAN_TARGETS[@]}"
+  stage fuzz "$root/tools/fuzz_inputs.sh" "${RK_FUZZ_SECONDS:-20}"
+fi
+echo "wall time: $(( $(date +%s) - start )) s"
 if (( skipped > 0 )); then
   echo "$passed passed, $failed failed, $skipped skipped"
 else

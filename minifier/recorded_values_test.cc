@@ -1,5 +1,11 @@
 #include "minifier/recorded_values.h"
 
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -206,6 +212,48 @@ TEST(ScratchStore, DirectoryIsMadeOnUseAndRemovedAfter) {
     EXPECT_TRUE(std::filesystem::is_directory(root));
   }
   EXPECT_FALSE(std::filesystem::exists(root));
+}
+
+// Defect: a minify run killed with SIGKILL left its reprokit-values-* directory
+// in TMPDIR for good. The next scratch store removes it.
+TEST(ScratchStore, DirectoryOfAKilledRunIsRemovedByTheNext) {
+  std::string tmp = std::string(::testing::TempDir()) + "/scratch_kill";
+  std::filesystem::remove_all(tmp);
+  std::filesystem::create_directories(tmp);
+  ASSERT_EQ(::setenv("TMPDIR", tmp.c_str(), 1), 0);
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ::close(fds[0]);
+    ScratchStore scratch;
+    if (!scratch.Put("bytes of a recorded value").ok()) ::_exit(3);
+    std::string root = scratch.root() + "\n";
+    if (::write(fds[1], root.data(), root.size()) < 0) ::_exit(4);
+    ::pause();  // killed here
+    ::_exit(0);
+  }
+  ::close(fds[1]);
+  char buffer[4096];
+  ssize_t n = ::read(fds[0], buffer, sizeof buffer);
+  ::close(fds[0]);
+  ASSERT_GT(n, 1);
+  std::string killed_root(buffer, n - 1);
+  ::kill(child, SIGKILL);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status));
+  ASSERT_TRUE(std::filesystem::is_directory(killed_root));
+
+  {
+    ScratchStore scratch;
+    ASSERT_TRUE(scratch.Put("bytes").ok());
+    EXPECT_FALSE(std::filesystem::exists(killed_root));
+    EXPECT_EQ(std::filesystem::path(scratch.root()).parent_path(), std::filesystem::path(tmp));
+  }
+  ::unsetenv("TMPDIR");
+  EXPECT_TRUE(std::filesystem::is_empty(tmp));
 }
 
 }  // namespace

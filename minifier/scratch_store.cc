@@ -7,16 +7,24 @@
 #include <system_error>
 #include <vector>
 
+#include <unistd.h>
+
 #include "absl/strings/str_cat.h"
+#include "base/leftovers.h"
 
 namespace rk::minifier {
+
+constexpr char kScratchPrefix[] = "reprokit-values-";
 
 absl::StatusOr<repro::LocalStore*> ScratchStore::Local() {
   absl::MutexLock lock(&mu_);
   if (store_ != nullptr) return store_.get();
   const char* tmp = std::getenv("TMPDIR");
-  std::string pattern =
-      absl::StrCat((tmp != nullptr && *tmp != '\0') ? tmp : "/tmp", "/reprokit-values-XXXXXX");
+  const std::string dir = (tmp != nullptr && *tmp != '\0') ? tmp : "/tmp";
+  // Runs killed with SIGKILL could not remove theirs: the pid in the name says
+  // whose it was.
+  RemoveLeftoversOfGoneProcesses(dir, kScratchPrefix);
+  std::string pattern = absl::StrCat(dir, "/", kScratchPrefix, ::getpid(), "-XXXXXX");
   std::vector<char> path(pattern.begin(), pattern.end());
   path.push_back('\0');
   if (mkdtemp(path.data()) == nullptr) {

@@ -3,10 +3,12 @@
 // not into the output bundle, whose blobs/ must hold only the inputs it
 // needs.
 //
-// The directory, `reprokit-values-XXXXXX` under $TMPDIR (else /tmp), is made
-// on first use, so a run that never spills touches no disk; it holds a
+// The directory, `reprokit-values-<pid>-XXXXXX` under $TMPDIR (else /tmp), is
+// made on first use, so a run that never spills touches no disk; it holds a
 // LocalStore opened without fsync (nothing in it needs to survive a crash)
-// and is removed by the destructor.
+// and is removed by the destructor. A run killed with SIGKILL cannot remove
+// it; the next scratch store made under the same directory removes those
+// whose process is gone (base/leftovers.h).
 //
 // Tested through minifier/engine_test.cc and minifier/recorded_values_test.cc.
 #ifndef REPROKIT_MINIFIER_SCRATCH_STORE_H_

@@ -29,6 +29,9 @@ PACKAGES=(
   chromium          # renders reports in tools/report_browser_test.sh (headless)
   libcurl4-openssl-dev  # the remote content store (Bazel HTTP cache protocol)
   nginx-light       # WebDAV PUT: the remote store's tests run their own on 127.0.0.1
+  clang-19          # tools/fuzz_inputs.sh: the libFuzzer harnesses
+  libfuzzer-19-dev
+  libclang-rt-19-dev  # ASan, UBSan and libFuzzer runtimes for clang-19
 )
 
 # Fast path: one stat per marker file instead of asking dpkg.
@@ -54,6 +57,9 @@ MARKERS=(
   /usr/bin/chromium
   /usr/include/x86_64-linux-gnu/curl/curl.h
   /usr/sbin/nginx
+  /usr/bin/clang++-19
+  /usr/lib/llvm-19/lib/libFuzzer.a
+  /usr/lib/llvm-19/lib/clang/19/lib/linux/libclang_rt.fuzzer-x86_64.a
 )
 all_there=1
 for m in "${MARKERS[@]}"; do

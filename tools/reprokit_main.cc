@@ -1,4 +1,6 @@
 // The `reprokit` command line: dispatches to the registered subcommands.
+#include <signal.h>
+
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -25,6 +27,9 @@ void PrintHelp(FILE* out) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Past RLIMIT_FSIZE a write fails with EFBIG, reported like ENOSPC, instead
+  // of SIGXFSZ killing the process with its temporary files in place.
+  ::signal(SIGXFSZ, SIG_IGN);
   if (argc < 2) {
     PrintHelp(stderr);
     return rk::tools::kExitUsage;

@@ -13,6 +13,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "base/file_util.h"
+#include "base/leftovers.h"
 #include "base/sha256.h"
 #include "compiler/ir/canonical_hash.h"
 #include "compiler/ir/dtype.h"
@@ -119,6 +120,25 @@ std::string TempSibling(const fs::path& dir, const std::string& what) {
   return (dir.parent_path() / absl::StrCat(".tmp.", dir.filename().string(), ".", what, ".",
                                            getpid(), ".", rd()))
       .string();
+}
+
+// What a writer of `dir` killed with SIGKILL left beside it: a staging
+// directory (.tmp.<name>.new.<pid>.*), removed; or, killed between the two
+// renames of Publish's fallback, the previous bundle moved aside
+// (.tmp.<name>.old.<pid>.*) with nothing at `dir`, which is moved back.
+void CleanUpAfterKilledWriters(const fs::path& dir) {
+  const std::string parent = dir.parent_path().string();
+  const std::string name = dir.filename().string();
+  const std::string old_prefix = absl::StrCat(".tmp.", name, ".old.");
+  std::error_code ec;
+  if (!fs::exists(dir, ec)) {
+    for (const fs::directory_entry& e : fs::directory_iterator(parent, ec)) {
+      long pid = PidInLeftoverName(e.path().filename().string(), old_prefix);
+      if (pid > 0 && ProcessIsGone(pid) && ::rename(e.path().c_str(), dir.c_str()) == 0) break;
+    }
+  }
+  RemoveLeftoversOfGoneProcesses(parent, absl::StrCat(".tmp.", name, ".new."));
+  RemoveLeftoversOfGoneProcesses(parent, old_prefix);
 }
 
 // Moves the finished bundle `temp` to `dir`. An existing bundle there is
@@ -274,6 +294,7 @@ absl::Status WriteBundle(const Bundle& bundle, const std::vector<HostTensor>& in
   std::error_code ec;
   fs::path dir = fs::absolute(fs::path(dir_text), ec).lexically_normal();
   if (dir.has_filename() == false) dir = dir.parent_path();
+  CleanUpAfterKilledWriters(dir);
   if (fs::exists(dir, ec)) {
     if (!fs::is_directory(dir, ec)) {
       return absl::FailedPreconditionError(

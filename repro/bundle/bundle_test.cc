@@ -1,5 +1,6 @@
 #include "repro/bundle/bundle.h"
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -7,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "absl/strings/str_cat.h"
 #include "compiler/ir/builder.h"
 #include "compiler/ir/seeded_inputs.h"
 #include "gtest/gtest.h"
@@ -334,6 +336,37 @@ TEST_F(BundleTest, EditedBundleLoadsWithAWarning) {
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   ASSERT_EQ(loaded->warnings.size(), 1u);
   EXPECT_NE(loaded->warnings[0].find("edited after it was written"), std::string::npos);
+}
+
+// Defect: a capture or minify killed with SIGKILL while writing OUT left a
+// .tmp.OUT.new.<pid>.* directory beside OUT for good. The next write of OUT
+// removes those of processes that are gone, and keeps a live writer's.
+TEST_F(BundleTest, StagingLeftOverByAKilledWriterIsRemoved) {
+  pid_t gone = ::fork();
+  if (gone == 0) ::_exit(0);
+  ::waitpid(gone, nullptr, 0);
+  fs::path stale = root_ / absl::StrCat(".tmp.bug.new.", gone, ".12345");
+  fs::create_directories(stale / "blobs" / "cas");
+  WriteFile(stale / "graph.rk", "partial");
+  fs::path live = root_ / absl::StrCat(".tmp.bug.new.", ::getppid(), ".777");
+  fs::create_directories(live);
+
+  ASSERT_TRUE(WriteBundle(bundle_, values_, dir_).ok());
+  EXPECT_FALSE(fs::exists(stale));
+  EXPECT_TRUE(fs::exists(live));
+  fs::remove_all(live);
+
+  // Killed between Publish's two renames: the old bundle is aside and OUT is
+  // missing; it comes back before anything else happens to OUT.
+  fs::path aside = root_ / absl::StrCat(".tmp.bug.old.", gone, ".99");
+  fs::rename(dir_, aside);
+  Bundle other = bundle_;
+  ASSERT_TRUE(WriteBundle(other, values_, dir_).ok());
+  EXPECT_FALSE(fs::exists(aside));
+  EXPECT_TRUE(LoadBundle(dir_).ok());
+  for (const fs::directory_entry& e : fs::directory_iterator(root_)) {
+    EXPECT_NE(e.path().filename().string().rfind(".tmp.", 0), 0u) << e.path();
+  }
 }
 
 TEST(EnvironmentTest, RecordsVersionsButNoHostOrUserNames) {

@@ -20,6 +20,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "base/leftovers.h"
 #include "repro/bundle/bundle.h"
 
 namespace rk::repro {
@@ -412,6 +413,9 @@ absl::StatusOr<PackStats> PackBundle(const std::string& bundle_dir,
   if (!entries.ok()) return entries.status();
 
   fs::path target = fs::absolute(archive_path, ec);
+  // A pack killed with SIGKILL left its temporary archive; its pid is gone.
+  RemoveLeftoversOfGoneProcesses(target.parent_path().string(),
+                                 absl::StrCat(".tmp.", target.filename().string(), "."));
   std::string temp = TempBeside(target);
   std::FILE* file = std::fopen(temp.c_str(), "wbx");
   if (file == nullptr) return Errno("cannot create", temp);

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "base/leftovers.h"
 #include "absl/time/time.h"
 #include "compiler/ir/builder.h"
 #include "compiler/ir/printer.h"
@@ -159,6 +160,8 @@ absl::Status Campaign::Setup() {
   std::error_code ec;
   fs::create_directories(fs::path(options_.out_dir) / "findings", ec);
   if (ec) return absl::PermissionDeniedError(absl::StrCat(options_.out_dir, ": ", ec.message()));
+  // Temporary files of the atomic writes of a run killed with SIGKILL.
+  RemoveTempFilesOfGoneProcesses(options_.out_dir);
   absl::StatusOr<CampaignStats> stats = LoadStats(options_.out_dir);
   if (!stats.ok()) return stats.status();
   stats_ = *std::move(stats);
