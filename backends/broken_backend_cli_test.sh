@@ -43,9 +43,8 @@ expect die_at_start 125 "broken_backend'.*before its hello.*dying at start"
 expect wrong_outputs 125 "broken_backend'.*3 outputs"
 expect wrong_shape 125 "broken_backend'.*f32\[1,4,8\]"
 expect wrong_dtype 125 "broken_backend'.*f64\[4,8\]"
-# docs/BACKENDS.md lists another protocol version and a missing backend among
-# the exit-125 errors; the harness answers both with exit 2 (bad input) today.
-# Either is an error, never a finding: both codes are accepted until the two agree.
+# Another protocol version and a missing backend cannot be used as named:
+# exit 2 (docs/BACKENDS.md).
 expect_error() {
   local what="$1" pattern="$2"
   shift 2
@@ -53,7 +52,7 @@ expect_error() {
   local got=$?
   echo "--- $what: exit $got"
   cat "$tmp/out"
-  [[ $got == 2 || $got == 125 ]] || fail "$what: exit $got, expected 2 or 125"
+  [[ $got == 2 ]] || fail "$what: exit $got, expected 2"
   grep -Eq "$pattern" "$tmp/out" || fail "$what: output does not match /$pattern/"
 }
 BROKEN_BACKEND_MODE=wrong_version expect_error wrong_version \

@@ -66,7 +66,7 @@ OutputVerdict Describe(const Graph& graph, int index) {
 // Compiles the graph promoted to f64 and compares with the fp64 reference:
 // "miscompile" if it still disagrees, "precision" if it agrees.
 std::string ClassifyAccuracy(const Graph& graph, absl::Span<const HostTensor> inputs,
-                             const RunProgram& run_program,
+                             const CompileOptions& options, const RunProgram& run_program,
                              const std::vector<HostTensor>& fp64_outputs, int failing_output) {
   // The fp64 recompile may not run the faulty code at all (a cast fault on
   // an f64 cast becomes f64->f64 and vanishes): a planted fault stays a miscompile.
@@ -147,13 +147,14 @@ absl::StatusOr<Verdict> JudgeInProcess(const Graph& graph, absl::Span<const Host
                                        const CompileOptions& options,
                                        const OracleOptions& oracle_options) {
   if (absl::Status s = ValidateRequest(graph, inputs, options, oracle_options); !s.ok()) return s;
-  return JudgeWith(graph, inputs, oracle_options,
+  return JudgeWith(graph, inputs, options, oracle_options,
                    [&](const Graph& g, absl::Span<const HostTensor> in, int runs) {
                      return RunBuiltin(g, in, options, runs);
                    });
 }
 
 absl::StatusOr<Verdict> JudgeWith(const Graph& graph, absl::Span<const HostTensor> inputs,
+                                  const CompileOptions& options,
                                   const OracleOptions& oracle_options,
                                   const RunProgram& run_program) {
   Verdict v;
@@ -210,7 +211,7 @@ absl::StatusOr<Verdict> JudgeWith(const Graph& graph, absl::Span<const HostTenso
     v.kind = VerdictKind::kAccuracy;
     v.accuracy_subkind =
         oracle_options.classify_accuracy
-            ? ClassifyAccuracy(graph, inputs, run_program, fp64->outputs, first_fail)
+            ? ClassifyAccuracy(graph, inputs, options, run_program, fp64->outputs, first_fail)
             : "unknown";
     v.signature = AccuracySignature(v.accuracy_subkind, o.op, o.dtype);
     v.message = absl::StrFormat("output %d (%%%s = %s, %s): %s", first_fail, o.node, o.op,
@@ -300,7 +301,7 @@ absl::StatusOr<Verdict> Oracle::Judge(const Graph& graph, absl::Span<const HostT
     absl::StatusOr<BackendRunner*> runner = Runner(options.backend);
     if (!runner.ok()) return runner.status();
     if (absl::Status s = (*runner)->CheckOptions(options); !s.ok()) return s;
-    return JudgeWith(graph, inputs, config_.options,
+    return JudgeWith(graph, inputs, options, config_.options,
                      [&](const Graph& g, absl::Span<const HostTensor> in, int runs) {
                        return (*runner)->Run(g, in, options, runs);
                      });

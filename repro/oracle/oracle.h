@@ -69,6 +69,7 @@ using RunProgram = std::function<absl::StatusOr<ProgramRuns>(
 // backends' path runs beside their backend processes.
 absl::StatusOr<Verdict> JudgeWith(const compiler::Graph& graph,
                                   absl::Span<const compiler::HostTensor> inputs,
+                                  const compiler::CompileOptions& options,
                                   const OracleOptions& oracle_options,
                                   const RunProgram& run_program);
 
