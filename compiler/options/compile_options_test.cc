@@ -74,10 +74,26 @@ TEST(CompileOptionsTest, ReduceOrderParsesPrintsAndRejectsUnknownOrders) {
 
 TEST(CompileOptionsTest, ItemsListsEveryKeyInOrder) {
   std::vector<std::pair<std::string, std::string>> items = CompileOptions().Items();
-  ASSERT_EQ(items.size(), 13u);
+  ASSERT_EQ(items.size(), 15u);
   EXPECT_EQ(items.front(), (std::pair<std::string, std::string>("device", "cpu")));
   EXPECT_EQ(items[3], (std::pair<std::string, std::string>("max_pass_applications", "-1")));
-  EXPECT_EQ(items.back(), (std::pair<std::string, std::string>("cuda_arch", "sm_90")));
+  EXPECT_EQ(items[12], (std::pair<std::string, std::string>("cuda_arch", "sm_90")));
+  EXPECT_EQ(items[13], (std::pair<std::string, std::string>("backend", "")));
+  EXPECT_EQ(items.back(), (std::pair<std::string, std::string>("backend_options", "")));
+}
+
+TEST(CompileOptionsTest, ExternalBackendOptionsRoundTrip) {
+  absl::StatusOr<CompileOptions> options = CompileOptions::Parse(
+      "backend=torch_inductor backend_options=cpp.inject_relu_bug_TESTING_ONLY:accuracy,mode:default");
+  ASSERT_TRUE(options.ok()) << options.status();
+  EXPECT_TRUE(options->external());
+  EXPECT_EQ(options->backend_options.size(), 2u);
+  EXPECT_EQ(CompileOptions::Parse(options->ToString()).value(), *options);
+  // "builtin" is the built-in compiler; an option item needs KEY:VALUE.
+  ASSERT_TRUE(options->Set("backend", "builtin").ok());
+  EXPECT_FALSE(options->external());
+  EXPECT_FALSE(options->Set("backend_options", "novalue").ok());
+  EXPECT_FALSE(options->Set("backend", "two words").ok());
 }
 
 TEST(CompileOptionsTest, ApplyAppliesInOrder) {
