@@ -434,6 +434,19 @@ absl::Status Unexpected(const std::string& url, const char* method,
 
 }  // namespace
 
+// What the server said to a PUT of `digest`.
+absl::Status HttpStore::PutOutcome(const Digest& digest, const absl::StatusOr<Response>& r) {
+  if (!r.ok()) return r.status();
+  if (r->code == 200 || r->code == 201 || r->code == 204) return absl::OkStatus();
+  if (r->code == 401 || r->code == 403) return AuthError(ObjectUrl(digest), r->code);
+  if (r->code == 405) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        ObjectUrl(digest), ": HTTP 405: the server does not accept PUT (nginx needs "
+                           "`dav_methods PUT; create_full_put_path on;`)"));
+  }
+  return Unexpected(ObjectUrl(digest), "PUT", *r);
+}
+
 absl::Status HttpStore::UploadFd(const Digest& digest, int fd, uint64_t size) {
   Request request;
   request.method = Request::Method::kPut;
@@ -457,16 +470,7 @@ absl::Status HttpStore::UploadFd(const Digest& digest, int fd, uint64_t size) {
     offset = 0;
     return absl::OkStatus();
   };
-  absl::StatusOr<Response> r = Perform(request);
-  if (!r.ok()) return r.status();
-  if (r->code == 200 || r->code == 201 || r->code == 204) return absl::OkStatus();
-  if (r->code == 401 || r->code == 403) return AuthError(ObjectUrl(digest), r->code);
-  if (r->code == 405) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        ObjectUrl(digest), ": HTTP 405: the server does not accept PUT (nginx needs "
-                           "`dav_methods PUT; create_full_put_path on;`)"));
-  }
-  return Unexpected(ObjectUrl(digest), "PUT", *r);
+  return PutOutcome(digest, Perform(request));
 }
 
 absl::Status HttpStore::UploadBytes(const Digest& digest, absl::string_view bytes) {
@@ -485,16 +489,7 @@ absl::Status HttpStore::UploadBytes(const Digest& digest, absl::string_view byte
     left = bytes;
     return absl::OkStatus();
   };
-  absl::StatusOr<Response> r = Perform(request);
-  if (!r.ok()) return r.status();
-  if (r->code == 200 || r->code == 201 || r->code == 204) return absl::OkStatus();
-  if (r->code == 401 || r->code == 403) return AuthError(ObjectUrl(digest), r->code);
-  if (r->code == 405) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        ObjectUrl(digest), ": HTTP 405: the server does not accept PUT (nginx needs "
-                           "`dav_methods PUT; create_full_put_path on;`)"));
-  }
-  return Unexpected(ObjectUrl(digest), "PUT", *r);
+  return PutOutcome(digest, Perform(request));
 }
 
 absl::StatusOr<Digest> HttpStore::Put(absl::string_view bytes, const PutOptions&) {

@@ -131,6 +131,7 @@ class HttpStore : public Store {
                         const std::function<absl::Status()>& restart);
   absl::Status UploadFd(const Digest& digest, int fd, uint64_t size);
   absl::Status UploadBytes(const Digest& digest, absl::string_view bytes);
+  absl::Status PutOutcome(const Digest& digest, const absl::StatusOr<Response>& response);
 
   StoreUrl url_;
   HttpStoreOptions options_;
