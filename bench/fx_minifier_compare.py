@@ -21,7 +21,7 @@ Oracle calls, wall time and final node count of each go into a Markdown table
 (printed and written to OUT/fx_minifier_compare.md).
 
   fx_minifier_compare.py --out DIR [--sizes 50,200,1000] [--seeds 1,2]
-      [--device cpu|cuda] [--reprokit PATH] [--skip-fx] [--skip-reprokit] [--dry]
+      [--device cpu|cuda] [--reprokit PATH] [--jobs N] [--skip-fx] [--skip-reprokit] [--dry]
 
 --dry writes only the .rk files and the fx code (DIR/N<n>_s<seed>.{rk,py}); it
 needs no torch.
@@ -149,7 +149,7 @@ def run_fx_minifier(dag, seed, device, bug):
             "ops": ops}
 
 
-def run_reprokit(reprokit, rk_path, work, device, bug):
+def run_reprokit(reprokit, rk_path, work, device, bug, jobs=1):
     bundle = os.path.join(work, "bundle")
     minimized = os.path.join(work, "bundle.min")
     opts = []
@@ -158,13 +158,18 @@ def run_reprokit(reprokit, rk_path, work, device, bug):
     capture = [reprokit, "capture", rk_path, "--backend", "torch_inductor", "--device", device,
                "-o", bundle] + opts
     started = time.monotonic()
-    p = subprocess.run(capture, capture_output=True, text=True)
+    env = dict(os.environ)
+    # Inductor's and Triton's on-disk caches of this run only: nothing
+    # compiled for fx_minifier (or an earlier graph) is reused.
+    env["TORCHINDUCTOR_CACHE_DIR"] = os.path.join(work, "inductor-cache")
+    env["TRITON_CACHE_DIR"] = os.path.join(work, "triton-cache")
+    p = subprocess.run(capture, capture_output=True, text=True, env=env)
     capture_seconds = time.monotonic() - started
     if p.returncode not in (0, 1):
         return {"error": "capture exited %d: %s" % (p.returncode, p.stderr.strip()[-400:])}
     started = time.monotonic()
-    p = subprocess.run([reprokit, "minify", bundle, "-o", minimized, "--json"],
-                       capture_output=True, text=True)
+    p = subprocess.run([reprokit, "minify", bundle, "-o", minimized, "--json", "-j", str(jobs)],
+                       capture_output=True, text=True, env=env)
     seconds = time.monotonic() - started
     try:
         stats = json.loads(p.stdout[p.stdout.index("{"):])
@@ -173,7 +178,8 @@ def run_reprokit(reprokit, rk_path, work, device, bug):
     final = stats.get("final", {})
     return {"calls": stats.get("oracle_calls"), "seconds": seconds,
             "minify_seconds": stats.get("seconds"), "capture_seconds": capture_seconds,
-            "nodes": final.get("compute_nodes"), "one_minimal": stats.get("one_minimal")}
+            "nodes": final.get("compute_nodes"), "one_minimal": stats.get("one_minimal"),
+            "signature": stats.get("signature"), "jobs": jobs}
 
 
 def main(argv):
@@ -183,11 +189,16 @@ def main(argv):
     p.add_argument("--seeds", default="1,2")
     p.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
     p.add_argument("--reprokit", default=None, help="the reprokit binary")
+    p.add_argument("--jobs", type=int, default=1, help="reprokit minify -j")
     p.add_argument("--skip-fx", action="store_true")
     p.add_argument("--skip-reprokit", action="store_true")
     p.add_argument("--dry", action="store_true", help="write the .rk and fx code only")
     args = p.parse_args(argv)
     os.makedirs(args.out, exist_ok=True)
+    # fx_minifier's Inductor and Triton caches: its own, fresh (set before
+    # torch is imported); each reprokit run gets its own (run_reprokit).
+    os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", os.path.join(os.path.abspath(args.out), "fx-inductor-cache"))
+    os.environ.setdefault("TRITON_CACHE_DIR", os.path.join(os.path.abspath(args.out), "fx-triton-cache"))
     sizes = [int(s) for s in args.sizes.split(",")]
     seeds = [int(s) for s in args.seeds.split(",")]
     family = "triton" if args.device == "cuda" else "cpp"
@@ -211,7 +222,8 @@ def main(argv):
                 else:
                     work = os.path.join(args.out, stem + ".work")
                     os.makedirs(work, exist_ok=True)
-                    row["reprokit"] = run_reprokit(args.reprokit, rk_path, work, args.device, bug)
+                    row["reprokit"] = run_reprokit(args.reprokit, rk_path, work, args.device, bug,
+                                                   args.jobs)
             rows.append(row)
             print(json.dumps(row), flush=True)
     if args.dry:

@@ -94,7 +94,7 @@ class Engine {
  private:
   double Elapsed() const { return absl::ToDoubleSeconds(absl::Now() - start_time_); }
   bool ShouldStop();
-  bool Selected(std::string_view name) const;
+  bool Selected(const ReductionInfo& info) const;
   void FixedPoint();
   bool RunPlan(const std::string& name, const ReductionPlan& plan,
                std::unique_ptr<SearchState> state, ReductionStats& rs);
@@ -138,9 +138,17 @@ bool Engine::ShouldStop() {
   return false;
 }
 
-bool Engine::Selected(std::string_view name) const {
-  return options_.only.empty() ||
-         std::find(options_.only.begin(), options_.only.end(), name) != options_.only.end();
+bool Engine::Selected(const ReductionInfo& info) const {
+  if (!options_.only.empty()) {
+    return std::find(options_.only.begin(), options_.only.end(), info.name) !=
+           options_.only.end();
+  }
+  switch (info.oracles) {
+    case OracleCost::kAnyOracle: return true;
+    case OracleCost::kCheapOracle: return !options_.costly_oracle;
+    case OracleCost::kCostlyOracle: return options_.costly_oracle;
+  }
+  return true;
 }
 
 void Engine::RetireValues() {
@@ -356,7 +364,7 @@ void Engine::FixedPoint() {
   while (changed && !ShouldStop()) {
     changed = false;
     for (const ReductionInfo& info : AllReductions()) {
-      if (!Selected(info.name)) continue;
+      if (!Selected(info)) continue;
       changed |= RunReduction(info);
       if (ShouldStop()) return;
     }

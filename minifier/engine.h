@@ -72,8 +72,12 @@ struct MinifyOptions {
   // How many recorded values may stay decoded in memory.
   ValueCacheLimits value_cache;
   int reproduce_runs = 3;
-  // Reduction names to run (schedule order is kept); empty: all.
+  // Reduction names to run (schedule order is kept); empty: all that are
+  // scheduled for the oracle's cost.
   std::vector<std::string> only;
+  // Each oracle call costs seconds (an external backend): the schedule's
+  // kCostlyOracle reductions run instead of its kCheapOracle ones.
+  bool costly_oracle = false;
   // Called after every accepted step (checkpointing).
   std::function<void(const Candidate&, const MinifyStats&)> on_accept;
   std::function<void(const ProgressEvent&)> on_progress;

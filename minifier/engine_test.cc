@@ -117,6 +117,35 @@ TEST(Engine, SpeculationStaysWithinTheBudget) {
   }
 }
 
+// A costly oracle's schedule (keep_cone before truncate_tail) reaches the same
+// single relu, spending at most log2(N) calls more than the budget on cones
+// that do not fail, and -j does not change it.
+TEST(Engine, CostlyOracleScheduleReachesTheCulpritWithinTheBudget) {
+  for (uint64_t seed : {5, 6, 7, 8}) {
+    Candidate start = RandomDag({.seed = seed, .nodes = 1000});
+    int64_t calls_j1 = 0;
+    for (int jobs : {1, 2}) {
+      FunctionInterestingness interestingness = ChainInterestingness({Op::kRelu});
+      MinifyOptions options;
+      options.jobs = jobs;
+      options.costly_oracle = true;
+      absl::StatusOr<MinifyResult> result = Minify(start, interestingness, options);
+      ASSERT_TRUE(result.ok()) << result.status();
+      if (jobs == 1) calls_j1 = result->stats.oracle_calls;
+      EXPECT_EQ(result->stats.oracle_calls_used, calls_j1) << "seed " << seed;
+      EXPECT_EQ(result->stats.final_score.compute_nodes(), 1) << "seed " << seed;
+      EXPECT_TRUE(HasChain(result->best.graph, {Op::kRelu})) << "seed " << seed;
+      if (jobs == 1) {
+        EXPECT_LE(result->stats.oracle_calls, Budget(1, 1000) + std::log2(1000.0))
+            << "seed " << seed;
+      }
+      bool cone = false;
+      for (const ReductionStats& r : result->stats.reductions) cone |= r.name == "keep_cone";
+      EXPECT_TRUE(cone) << "seed " << seed;
+    }
+  }
+}
+
 TEST(Engine, StartThatDoesNotFailIsFailedPrecondition) {
   FunctionInterestingness interestingness = ChainInterestingness({Op::kErf});
   absl::StatusOr<MinifyResult> result =
@@ -170,10 +199,11 @@ TEST(Engine, RecordedValuesStayWithinTheCacheLimit) {
     FunctionInterestingness interestingness = ChainInterestingness({Op::kExp, Op::kRelu});
     MinifyOptions options;
     options.value_cache.max_resident_values = limit;
-    // Without the two reductions before it, cut_head starts on the whole
+    // Without the three reductions before it, cut_head starts on the whole
     // graph and records all 5,000 values.
     for (const ReductionInfo& info : AllReductions()) {
-      if (info.name != "truncate_tail" && info.name != "drop_outputs") {
+      if (info.name != "keep_cone" && info.name != "truncate_tail" &&
+          info.name != "drop_outputs") {
         options.only.emplace_back(info.name);
       }
     }

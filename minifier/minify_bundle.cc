@@ -166,12 +166,18 @@ absl::StatusOr<MinifyBundleResult> MinifyBundle(const MinifyBundleOptions& optio
   } cleanup{scratch};
   Interestingness& interestingness =
       script ? static_cast<Interestingness&>(*script) : oracle_interestingness;
+  // An external backend's compile costs seconds: the miscompile/precision
+  // split (a second compile per failing candidate) is checked once, at the end.
+  const bool defer = !script && expected.kind == repro::VerdictKind::kAccuracy &&
+                     original->bundle.options.external() && !options.classify_each;
+  if (defer) oracle_interestingness.DeferClassification();
 
   MinifyOptions minify;
   minify.jobs = options.jobs;
   minify.time_limit_seconds = options.time_limit_seconds;
   minify.stop = options.stop;
   minify.fp64_values = expected.kind == repro::VerdictKind::kAccuracy;
+  minify.costly_oracle = !script && original->bundle.options.external();
   minify.on_progress = options.on_progress;
   absl::Status checkpoint_status;
   minify.on_accept = [&](const Candidate& best, const MinifyStats& stats) {
@@ -184,6 +190,20 @@ absl::StatusOr<MinifyBundleResult> MinifyBundle(const MinifyBundleOptions& optio
   out.stats = result->stats;
   if (!out.stats.signature.empty() && !script) out.signature = out.stats.signature;
   out.complete = !out.stats.interrupted && !out.stats.timed_out;
+  if (defer) {
+    absl::StatusOr<repro::Verdict> classified = oracle_interestingness.JudgeClassified(result->best);
+    if (!classified.ok()) return classified.status();
+    ++out.stats.oracle_calls;
+    ++out.stats.oracle_calls_used;
+    out.classified = true;
+    if (!oracle_interestingness.Matches(*classified)) {
+      out.classification_drift = absl::StrCat(
+          "the result fails as ", classified->signature.ToString(), ", not as ", out.signature,
+          " (subkinds were assumed while minimizing; --classify-each checks every candidate)");
+    }
+    out.signature = classified->signature.ToString();
+    out.stats.signature = out.signature;
+  }
   if (absl::Status s = WriteDerived(*original, result->best, out.stats, out.complete,
                                     options.output_dir, &out.minimized_hash);
       !s.ok()) {

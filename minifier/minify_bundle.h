@@ -49,6 +49,10 @@ struct MinifyBundleOptions {
   // option backend; "builtin" for the built-in compiler).
   std::string backend;
   double test_timeout_seconds = 0;
+  // Accuracy failures with an external backend: run the fp64 recompile (the
+  // miscompile/precision split) for every failing candidate, not only for
+  // the result (oracle_interestingness.h, "Deferred classification").
+  bool classify_each = false;
 };
 
 struct MinifyBundleResult {
@@ -60,6 +64,10 @@ struct MinifyBundleResult {
   std::string minimized_hash;  // BundleHash of the output
   bool resumed = false;
   bool complete = false;       // not cut short by a signal or the time limit
+  // The subkind was assumed while minimizing and the result judged once with
+  // the fp64 recompile; non-empty drift: that judgement disagreed.
+  bool classified = false;
+  std::string classification_drift;
 };
 
 absl::StatusOr<MinifyBundleResult> MinifyBundle(const MinifyBundleOptions& options);

@@ -57,14 +57,31 @@ bool OracleInterestingness::Matches(const repro::Verdict& verdict) const {
 }
 
 absl::StatusOr<InterestingnessResult> OracleInterestingness::Judge(const Candidate& candidate) {
+  repro::OracleOptions judging = oracle_->config().options;
+  if (defer_classification_) judging.classify_accuracy = false;
   absl::StatusOr<repro::Verdict> verdict =
-      oracle_->Judge(candidate.graph, candidate.inputs, options_);
+      oracle_->Judge(candidate.graph, candidate.inputs, options_, judging);
   if (!verdict.ok()) return verdict.status();
+  // Unclassified: assume the expected subkind (confirmed at the end).
+  std::vector<std::string> expected_parts = AccuracyParts(expected_);
+  if (defer_classification_ && verdict->kind == repro::VerdictKind::kAccuracy &&
+      verdict->accuracy_subkind == "unknown" && !expected_parts.empty()) {
+    if (std::vector<std::string> parts = AccuracyParts(verdict->signature); !parts.empty()) {
+      verdict->accuracy_subkind = expected_parts[0];
+      verdict->signature = repro::AccuracySignature(expected_parts[0], parts[1], parts[2]);
+    }
+  }
   InterestingnessResult result;
   result.signature = verdict->signature.ToString();
   result.interesting = Matches(*verdict);
   result.drift = !result.interesting && repro::IsFailure(verdict->kind);
   return result;
+}
+
+absl::StatusOr<repro::Verdict> OracleInterestingness::JudgeClassified(const Candidate& candidate) {
+  repro::OracleOptions judging = oracle_->config().options;
+  judging.classify_accuracy = true;
+  return oracle_->Judge(candidate.graph, candidate.inputs, options_, judging);
 }
 
 void NameUnnamedNodes(Graph& graph) {

@@ -18,6 +18,13 @@
 // an anchored one gets its answer, which is right, since it computes the same
 // thing.)
 //
+// Deferred classification. The miscompile/precision subkind costs a second
+// compile of every failing candidate (the fp64 recompile). With
+// DeferClassification() candidates are judged without it and an accuracy
+// failure of unknown subkind is taken to have the expected one; the caller
+// confirms the result once with JudgeClassified (minify_bundle.cc does, for
+// external backends, whose compiles cost seconds).
+//
 // Tested by minifier/oracle_interestingness_test.cc and
 // minifier/minify_bundle_test.cc.
 #ifndef REPROKIT_MINIFIER_ORACLE_INTERESTINGNESS_H_
@@ -50,6 +57,12 @@ class OracleInterestingness : public Interestingness {
 
   absl::StatusOr<InterestingnessResult> Judge(const Candidate& candidate) override;
 
+  // Judge candidates without the fp64 recompile from now on (see above).
+  void DeferClassification() { defer_classification_ = true; }
+  bool defers_classification() const { return defer_classification_; }
+  // One judgement with the fp64 recompile, whatever was deferred.
+  absl::StatusOr<repro::Verdict> JudgeClassified(const Candidate& candidate);
+
   // Whether `verdict` is the expected failure (exactly, or anchored upstream).
   bool Matches(const repro::Verdict& verdict) const;
 
@@ -62,6 +75,7 @@ class OracleInterestingness : public Interestingness {
   // expected op and dtype. Empty: exact matching only.
   std::string subkind_, dtype_;
   absl::flat_hash_set<std::string> upstream_;
+  bool defer_classification_ = false;
 };
 
 // Gives every unnamed node of `graph` a name ("n<id>", made unique), so the

@@ -4,6 +4,7 @@
 #include "minifier/reductions/cut_head.h"
 #include "minifier/reductions/drop_outputs.h"
 #include "minifier/reductions/inputs_to_constants.h"
+#include "minifier/reductions/keep_cone.h"
 #include "minifier/reductions/probdd_nodes.h"
 #include "minifier/reductions/remove_unused_inputs.h"
 #include "minifier/reductions/shrink_shapes.h"
@@ -15,7 +16,8 @@ namespace rk::minifier {
 namespace {
 
 constexpr ReductionInfo kReductions[] = {
-#define REDUCTION(stem, fn, search, values) {#stem, &fn, SearchKind::search, values},
+#define REDUCTION(stem, fn, search, values, oracles) \
+  {#stem, &fn, SearchKind::search, values, OracleCost::oracles},
 #include "minifier/reductions.def"
 #undef REDUCTION
 };

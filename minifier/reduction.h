@@ -36,6 +36,11 @@ namespace rk::minifier {
 
 enum class SearchKind { kBinarySearch, kAggressiveFirst, kProbDd };
 
+// Which oracles a reduction is scheduled for: every one, only cheap ones
+// (milliseconds a call: the built-in compiler) or only costly ones (an
+// external backend's compile: seconds, growing with the candidate).
+enum class OracleCost { kAnyOracle, kCheapOracle, kCostlyOracle };
+
 struct ReductionInput {
   const Candidate& current;
   // The recorded value of every node of current.graph, in the node's dtype,
@@ -58,6 +63,7 @@ struct ReductionInfo {
   ReductionFn plan;
   SearchKind search;
   bool needs_values;  // whether the plan reads ReductionInput::values
+  OracleCost oracles;
 };
 
 // Every reduction, in schedule order (reductions.def).

@@ -51,6 +51,20 @@ expect_exit 0 "minified: .* -> 1 nodes" "$R" minify bug -o bug.min -j 2
 grep -q "relu(" bug.min/graph.rk || fail "minimized graph keeps the relu"
 grep -q '"name": "reprokit"' bug.min/repro.json || fail "the minimized bundle keeps the backend"
 expect_exit 1 "(reproduced)" "$R" check bug.min
+# Through a backend the schedule is the costly oracles' one (keep_cone first),
+# and the miscompile/precision subkind is checked once, on the
+# result; --classify-each checks it on every failing candidate.
+expect_exit 0 '"classified_at_end": true' "$R" minify bug -o bug.cone --json
+grep -q '"name": "keep_cone"' out.txt || fail "keep_cone runs for an external backend"
+grep -q '"signature": "accuracy:miscompile:relu:f32"' out.txt || fail "the result is classified"
+expect_exit 0 '"classified_at_end": false' "$R" minify bug -o bug.each --json --classify-each
+grep -q '"signature": "accuracy:miscompile:relu:f32"' out.txt || fail "--classify-each result"
+cmp bug.cone/graph.rk bug.each/graph.rk || fail "deferring the subkind changes the result"
+# The built-in compiler starts with truncate_tail and classifies every candidate.
+"$R" capture "$EX/mlp.rk" --opt faults=relu:accuracy -o bug.local > /dev/null || [[ $? == 1 ]]
+expect_exit 0 '"classified_at_end": false' "$R" minify bug.local -o bug.local.min --json
+grep -q '"name": "truncate_tail"' out.txt || fail "truncate_tail runs for the built-in compiler"
+grep -q '"name": "keep_cone"' out.txt && fail "keep_cone runs for the built-in compiler"
 # --backend builtin judges the same bundle with the built-in compiler, which
 # was never given the backend's fault: it does not reproduce there.
 expect_exit 1 "does not reproduce" \

@@ -31,6 +31,10 @@ void PrintResult(const minifier::MinifyBundleResult& result, const std::string& 
     report.Set("output", out);
     report.Set("resumed", result.resumed);
     report.Set("complete", result.complete);
+    report.Set("classified_at_end", result.classified);
+    if (!result.classification_drift.empty()) {
+      report.Set("classification_drift", result.classification_drift);
+    }
     std::printf("%s\n", report.DumpPretty().c_str());
     return;
   }
@@ -38,6 +42,9 @@ void PrintResult(const minifier::MinifyBundleResult& result, const std::string& 
   std::printf("signature: %s (reproduced %d/%d)%s\n", result.signature.c_str(),
               result.stats.reproduce_runs, result.stats.reproduce_attempts,
               result.stats.flaky ? "  WARNING: flaky, did not reproduce every time" : "");
+  if (!result.classification_drift.empty()) {
+    std::printf("WARNING: %s\n", result.classification_drift.c_str());
+  }
   if (!result.complete) {
     std::printf("stopped early (%s): best so far written; rerun with --resume to continue\n",
                 result.stats.interrupted ? "interrupted" : "time limit");
@@ -75,6 +82,9 @@ int RunMinify(absl::Span<const std::string> args) {
   flags.String("backend", &backend,
                "judge with this backend instead of the bundle's: builtin, reprokit, a NAME or "
                "a PATH");
+  flags.Bool("classify-each", &options.classify_each,
+             "external backends: recompile every failing candidate in fp64 to check the "
+             "miscompile/precision subkind (default: assume it, check the result once)");
   auto positional = flags.Parse(args);
   if (!positional.ok()) return ReportError("minify", positional.status());
   if (flags.help_requested()) {

@@ -291,8 +291,14 @@ absl::StatusOr<BackendHello> Oracle::Backend(const std::string& spec) {
 
 absl::StatusOr<Verdict> Oracle::Judge(const Graph& graph, absl::Span<const HostTensor> inputs,
                                       const CompileOptions& options) {
+  return Judge(graph, inputs, options, config_.options);
+}
+
+absl::StatusOr<Verdict> Oracle::Judge(const Graph& graph, absl::Span<const HostTensor> inputs,
+                                      const CompileOptions& options,
+                                      const OracleOptions& oracle_options) {
   ++calls_;
-  if (absl::Status s = ValidateRequest(graph, inputs, options, config_.options); !s.ok()) return s;
+  if (absl::Status s = ValidateRequest(graph, inputs, options, oracle_options); !s.ok()) return s;
   if (absl::Status s = CheckMemoryBudget(graph, MemoryUse::kJudge, config_.limits.memory_bytes);
       !s.ok()) {
     return s;
@@ -301,7 +307,7 @@ absl::StatusOr<Verdict> Oracle::Judge(const Graph& graph, absl::Span<const HostT
     absl::StatusOr<BackendRunner*> runner = Runner(options.backend);
     if (!runner.ok()) return runner.status();
     if (absl::Status s = (*runner)->CheckOptions(options); !s.ok()) return s;
-    return JudgeWith(graph, inputs, options, config_.options,
+    return JudgeWith(graph, inputs, options, oracle_options,
                      [&](const Graph& g, absl::Span<const HostTensor> in, int runs) {
                        return (*runner)->Run(g, in, options, runs);
                      });
@@ -311,15 +317,15 @@ absl::StatusOr<Verdict> Oracle::Judge(const Graph& graph, absl::Span<const HostT
         "backend_options are for an external backend; the built-in compiler takes compile "
         "options (docs/BACKENDS.md)");
   }
-  if (!config_.isolate) return JudgeInProcess(graph, inputs, options, config_.options);
+  if (!config_.isolate) return JudgeInProcess(graph, inputs, options, oracle_options);
   OracleRequest q;
   q.graph_text = compiler::PrintInline(graph);
   q.options_text = options.ToString();
-  q.policy = config_.options.policy;
-  q.tol = config_.options.accuracy.tol;
-  q.compare_non_float = config_.options.accuracy.compare_non_float;
-  q.classify_accuracy = config_.options.classify_accuracy;
-  q.runs = config_.options.runs;
+  q.policy = oracle_options.policy;
+  q.tol = oracle_options.accuracy.tol;
+  q.compare_non_float = oracle_options.accuracy.compare_non_float;
+  q.classify_accuracy = oracle_options.classify_accuracy;
+  q.runs = oracle_options.runs;
   q.inputs.assign(inputs.begin(), inputs.end());
   JobOutcome outcome = pool_->Run(EncodeRequest(q));
   if (outcome.kind == JobOutcome::Kind::kOk) {

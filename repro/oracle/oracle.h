@@ -101,6 +101,12 @@ class Oracle {
   absl::StatusOr<Verdict> Judge(const compiler::Graph& graph,
                                 absl::Span<const compiler::HostTensor> inputs,
                                 const compiler::CompileOptions& options);
+  // The same with other judging options than the configured ones (the
+  // minifier classifies accuracy failures only at the end: minify_bundle.h).
+  absl::StatusOr<Verdict> Judge(const compiler::Graph& graph,
+                                absl::Span<const compiler::HostTensor> inputs,
+                                const compiler::CompileOptions& options,
+                                const OracleOptions& oracle_options);
 
   // The hello of an external backend (starting it if needed).
   absl::StatusOr<BackendHello> Backend(const std::string& spec);
