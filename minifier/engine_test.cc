@@ -117,7 +117,8 @@ TEST(Engine, SpeculationStaysWithinTheBudget) {
   }
 }
 
-// A costly oracle's schedule (keep_cone before truncate_tail) reaches the same
+// A costly oracle's schedule (window_scan and keep_cone before truncate_tail)
+// reaches the same
 // single relu, spending at most log2(N) calls more than the budget on cones
 // that do not fail, and -j does not change it.
 TEST(Engine, CostlyOracleScheduleReachesTheCulpritWithinTheBudget) {

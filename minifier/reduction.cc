@@ -11,6 +11,7 @@
 #include "minifier/reductions/simplify_dtypes.h"
 #include "minifier/reductions/simplify_op.h"
 #include "minifier/reductions/truncate_tail.h"
+#include "minifier/reductions/window_scan.h"
 
 namespace rk::minifier {
 namespace {

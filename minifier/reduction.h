@@ -14,6 +14,8 @@
 //     building each probe from exactly one target.
 //   kAggressiveFirst: like kBinarySearch, but target 0 is tried first (for
 //     reductions whose most aggressive target usually works).
+//   kFirstInteresting: targets are alternatives; the engine tries them in
+//     order and takes the first that still fails.
 //   kProbDd: targets are independent; the engine runs ProbDD (search.h) to
 //     find a large set to reduce at once and builds from the union of
 //     everything accepted so far plus the set under test.
@@ -34,7 +36,7 @@
 
 namespace rk::minifier {
 
-enum class SearchKind { kBinarySearch, kAggressiveFirst, kProbDd };
+enum class SearchKind { kBinarySearch, kAggressiveFirst, kFirstInteresting, kProbDd };
 
 // Which oracles a reduction is scheduled for: every one, only cheap ones
 // (milliseconds a call: the built-in compiler) or only costly ones (an

@@ -31,6 +31,24 @@ class BinarySearch : public SearchState {
   bool probe_first_;
 };
 
+class FirstInteresting : public SearchState {
+ public:
+  explicit FirstInteresting(int n) : n_(n) {}
+  std::unique_ptr<SearchState> Clone() const override {
+    return std::make_unique<FirstInteresting>(*this);
+  }
+  std::optional<std::vector<int>> Next() override {
+    if (done_ || next_ >= n_) return std::nullopt;
+    return std::vector<int>{next_++};
+  }
+  void Report(bool interesting) override { done_ = interesting; }
+
+ private:
+  int n_;
+  int next_ = 0;
+  bool done_ = false;
+};
+
 class ProbDd : public SearchState {
  public:
   explicit ProbDd(int n)
@@ -96,6 +114,10 @@ std::unique_ptr<SearchState> MakeAggressiveFirst(int num_targets) {
   return std::make_unique<BinarySearch>(num_targets, true);
 }
 
+std::unique_ptr<SearchState> MakeFirstInteresting(int num_targets) {
+  return std::make_unique<FirstInteresting>(num_targets);
+}
+
 std::unique_ptr<SearchState> MakeProbDd(int num_targets) {
   return std::make_unique<ProbDd>(num_targets);
 }
@@ -104,6 +126,7 @@ std::unique_ptr<SearchState> MakeSearch(SearchKind kind, int num_targets) {
   switch (kind) {
     case SearchKind::kBinarySearch: return MakeBinarySearch(num_targets);
     case SearchKind::kAggressiveFirst: return MakeAggressiveFirst(num_targets);
+    case SearchKind::kFirstInteresting: return MakeFirstInteresting(num_targets);
     case SearchKind::kProbDd: break;
   }
   return MakeProbDd(num_targets);

@@ -11,6 +11,9 @@
 // - AggressiveFirst(n): the same, but probes target 0 first: one probe when
 //   the most aggressive target works (shrinking every dim to 1 usually
 //   does), at most one more than BinarySearch when it does not.
+// - FirstInteresting(n): tries the targets one at a time, in order, and stops
+//   at the first interesting one (at most n probes; with -j the next ones are
+//   judged speculatively beside it).
 // - ProbDd(n): ProbDD, probabilistic delta debugging (Wang et al., FSE
 //   2021); not Zeller's ddmin, which is repro/bisect/ddmin.h. Each target
 //   carries an estimated probability of being needed, starting at
@@ -46,6 +49,7 @@ class SearchState {
 
 std::unique_ptr<SearchState> MakeBinarySearch(int num_targets);
 std::unique_ptr<SearchState> MakeAggressiveFirst(int num_targets);
+std::unique_ptr<SearchState> MakeFirstInteresting(int num_targets);
 std::unique_ptr<SearchState> MakeProbDd(int num_targets);
 std::unique_ptr<SearchState> MakeSearch(SearchKind kind, int num_targets);
 

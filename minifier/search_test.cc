@@ -40,6 +40,20 @@ TEST(BinarySearch, FindsTheSmallestInterestingTarget) {
   }
 }
 
+TEST(FirstInteresting, TriesInOrderAndStopsAtTheFirstInterestingTarget) {
+  for (int interesting : {0, 3, 7, 8}) {  // 8: none is
+    auto state = MakeFirstInteresting(8);
+    std::vector<int> order;
+    while (std::optional<std::vector<int>> chosen = state->Next()) {
+      ASSERT_EQ(chosen->size(), 1u);
+      order.push_back((*chosen)[0]);
+      state->Report((*chosen)[0] == interesting);
+    }
+    ASSERT_EQ(static_cast<int>(order.size()), std::min(interesting + 1, 8));
+    for (int i = 0; i < static_cast<int>(order.size()); ++i) EXPECT_EQ(order[i], i);
+  }
+}
+
 TEST(AggressiveFirst, OneProbeWhenTargetZeroWorksElseABinarySearch) {
   for (int boundary : {0, 1, 5, 8}) {
     auto state = MakeAggressiveFirst(8);
