@@ -5,6 +5,7 @@
 // environment names the directory or turns the cache off.
 #include "compiler/cpu/codegen/disk_kernel_cache.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
