@@ -13,6 +13,7 @@
 #include <chrono>
 #include <ctime>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <memory>
@@ -315,6 +316,9 @@ void MatmulGflops() {
 // With arguments, only the named sections run: latency, throughput, rows,
 // matmul, pipeline.
 int main(int argc, char** argv) {
+  // Cold means compiled: the on-disk kernel cache stays out unless a
+  // directory is named (docs/BENCHMARKS.md).
+  ::setenv("REPROKIT_KERNEL_CACHE", "off", /*overwrite=*/0);
   auto wanted = [&](const char* name) {
     if (argc < 2) return true;
     for (int i = 1; i < argc; ++i) {

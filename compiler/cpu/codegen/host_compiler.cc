@@ -56,6 +56,14 @@ constexpr int64_t kWorkPerInstructionForO2 = 1024;
 // Kernels with at least this much work compute f32 exp inline.
 constexpr int64_t kInlineExpWork = int64_t{1} << 16;
 
+// Threads for `tasks` kernels: CompileThreads, but at least two kernels a
+// thread. A thread's first kernel pays for LLVM's first use of its code in a
+// fresh process; for two kernels one thread was faster (docs/BENCHMARKS.md).
+int ThreadsFor(int tasks, const HostCompileOptions& options) {
+  if (options.threads > 0) return options.threads;
+  return std::max(1, std::min(CompileThreads(tasks), tasks / 2));
+}
+
 // One kernel of the program, emitted in its own context.
 struct Unit {
   std::unique_ptr<llvm::LLVMContext> context;
@@ -176,7 +184,7 @@ absl::StatusOr<HostProgram> CompileForHost(const kernel::Program& program,
 
   // Emission, one context per kernel.
   std::vector<Unit> units(n);
-  const int emit_threads = options.threads > 0 ? options.threads : CompileThreads(n);
+  const int emit_threads = ThreadsFor(n, options);
   out.threads = std::max(1, emit_threads);
   ParallelFor(n, emit_threads, [&](int i) {
     Stopwatch watch;
@@ -226,7 +234,7 @@ absl::StatusOr<HostProgram> CompileForHost(const kernel::Program& program,
   });
   std::vector<Compiled> compiled(todo.size());
   const int m = static_cast<int>(todo.size());
-  const int compile_threads = options.threads > 0 ? options.threads : CompileThreads(m);
+  const int compile_threads = ThreadsFor(m, options);
   out.threads = std::max(out.threads, compile_threads);
   ParallelFor(m, compile_threads, [&](int j) {
     const int i = todo[order[j]];
