@@ -4,19 +4,20 @@
 // in the DiskKernelCache (under a SHA-256 of that key, the pipeline, the host
 // target and the LLVM and reprokit versions). The kernels found nowhere are
 // optimized and compiled to one object each on several threads (base's
-// ParallelFor, CompileThreads), stored on disk, and all objects of the call are
-// linked into one JITDylib in one lookup (jit.h). A kernel's object depends
-// only on its own module, so the machine code is the same whatever the thread
-// count or the kernels around it. Kernels identical within one program are
-// compiled once.
+// ParallelFor over CompileThreads, at least two kernels a thread), stored on
+// disk, and all objects of the call are linked into one JITDylib in one lookup
+// (jit.h). A kernel's object depends only on its own module, so the machine
+// code is the same whatever the thread count or the kernels around it. Kernels
+// identical within one program are compiled once.
 //
-// Kernels with less than 64K innermost iterations (the harness's graphs) are
-// small: at opt_level=2 they get kSmallKernelPipeline (no loop passes, no
-// vectorization) and CodeGenOptLevel::None, bigger ones kKernelPipeline and
-// Less. Without fast_math no pipeline changes a value (no reassociation, no
-// contraction), so results agree either way, except that f32 exp is computed
-// inline (accurate_exp.h, vectorizes) in the big kernels and by expf in the
-// small ones: both within 1 ulp of exp, not always the same bits.
+// Kernels with less than 64K innermost iterations (the harness's graphs), or
+// less than 1,024 per LLVM instruction (tiled matmuls of small shapes), are
+// small: at opt_level=2 they get kSmallKernelPipeline and CodeGenOptLevel::None,
+// the others kKernelPipeline and Less. Without fast_math no pipeline changes a
+// value (no reassociation, no contraction), so results agree either way. f32
+// exp is computed inline (accurate_exp.h, vectorizes) in kernels of 64K
+// iterations or more and by expf in the others: both within 1 ulp of exp, not
+// always the same bits.
 //
 // With `use_cache` off every kernel is compiled here (dumps need the whole
 // program's IR and assembly) and nothing is cached, in memory or on disk.
