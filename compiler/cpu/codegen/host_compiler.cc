@@ -103,9 +103,14 @@ absl::Status Emit(const kernel::Program& program, const kernel::Kernel& k,
   return absl::OkStatus();
 }
 
-// The disk cache's key: everything the object depends on.
+// The disk cache's key: everything the object depends on. The git commit
+// covers changes to code generation that neither the IR nor the pipeline
+// text shows; a change of that kind in an uncommitted tree ("-dirty") should
+// bump kObjectKeyVersion.
+constexpr const char* kObjectKeyVersion = "1";
+
 std::string DiskKey(const Unit& unit, const char* pipeline, const std::string& target) {
-  return Sha256Hex(absl::StrCat("reprokit ", ReprokitVersion(), " ", GitCommit(), "\nllvm ",
+  return Sha256Hex(absl::StrCat("kernel object ", kObjectKeyVersion, "\nreprokit ", ReprokitVersion(), " ", GitCommit(), "\nllvm ",
                                 LlvmVersion(), "\n", target, "\npipeline ", pipeline, "\n",
                                 unit.key));
 }
