@@ -13,6 +13,7 @@
 #include <chrono>
 #include <ctime>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <memory>
@@ -168,6 +169,57 @@ std::vector<HostTensor> Inputs(const Graph& graph) {
   return inputs;
 }
 
+std::string ReadText(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) return "";
+  std::string text;
+  char buf[4096];
+  for (size_t n; (n = std::fread(buf, 1, sizeof(buf), f)) > 0;) text.append(buf, n);
+  std::fclose(f);
+  return text;
+}
+
+// Compile time (in-process cache emptied, so every kernel compiles; run with
+// REPROKIT_KERNEL_CACHE=off to keep the disk cache out too) against run time,
+// per graph: what a kernel pipeline costs and buys.
+void PipelineCost() {
+  std::printf("\n## Compile and run time per graph (in-process cache emptied), median ms\n\n");
+  std::printf("| graph | kernels | compile wall | O2 (summed) | codegen (summed) | run |\n");
+  std::printf("|---|---|---|---|---|---|\n");
+  std::vector<std::pair<std::string, std::string>> graphs;
+  for (const char* name : {"layer_norm", "softmax", "mlp", "mixed_bf16", "attention"}) {
+    graphs.push_back({name, ReadText(absl::StrCat("examples/", name, ".rk"))});
+  }
+  graphs.push_back({"random 100", RandomGraph(100)});
+  graphs.push_back({"random 1000", RandomGraph(1000)});
+  graphs.push_back({"softmax [512,1024]",
+                    "graph @g(%x: f32[512,1024]) {\n %y = softmax(%x) {axis=1} : f32[512,1024]\n "
+                    "return %y\n}"});
+  graphs.push_back({"gelu(x@w) [256,256]",
+                    "graph @g(%x: f32[256,256], %w: f32[256,256]) {\n %m = matmul(%x, %w) : "
+                    "f32[256,256]\n %y = gelu(%m) : f32[256,256]\n return %y\n}"});
+  for (const auto& [name, text] : graphs) {
+    if (text.empty()) {
+      std::printf("| %s | (run from the repository root) |\n", name.c_str());
+      continue;
+    }
+    std::vector<double> compile, optimize, codegen;
+    Graph graph;
+    Executable exe = MustCompile(text, &graph);  // warms LLVM up
+    for (int i = 0; i < 5; ++i) {
+      cpu::KernelCache::Global().Clear();
+      LatencySample sample = TimeCompile(text);
+      compile.push_back(sample.wall_ms);
+      optimize.push_back(sample.t.optimize_ms);
+      codegen.push_back(sample.t.codegen_ms);
+    }
+    std::vector<HostTensor> inputs = Inputs(graph);
+    const double run_ms = MedianMs(21, [&] { (void)exe.Run(inputs); });
+    std::printf("| %s | %d | %.2f | %.2f | %.2f | %.4f |\n", name.c_str(), exe.num_kernels(),
+                Median(compile), Median(optimize), Median(codegen), run_ms);
+  }
+}
+
 void Throughput() {
   const int64_t n = 1 << 24;  // 16M floats, 64 MiB per array
   std::vector<float> a(n, 1.0f), b(n, 2.0f), c(n, 0.0f);
@@ -262,8 +314,11 @@ void MatmulGflops() {
 }  // namespace rk::compiler
 
 // With arguments, only the named sections run: latency, throughput, rows,
-// matmul.
+// matmul, pipeline.
 int main(int argc, char** argv) {
+  // Cold means compiled: the on-disk kernel cache stays out unless a
+  // directory is named (docs/BENCHMARKS.md).
+  ::setenv("REPROKIT_KERNEL_CACHE", "off", /*overwrite=*/0);
   auto wanted = [&](const char* name) {
     if (argc < 2) return true;
     for (int i = 1; i < argc; ++i) {
@@ -275,5 +330,6 @@ int main(int argc, char** argv) {
   if (wanted("throughput")) rk::compiler::Throughput();
   if (wanted("rows")) rk::compiler::RowsPerSecond();
   if (wanted("matmul")) rk::compiler::MatmulGflops();
+  if (wanted("pipeline")) rk::compiler::PipelineCost();
   return 0;
 }

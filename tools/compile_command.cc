@@ -15,14 +15,31 @@
 namespace rk::tools {
 namespace {
 
+// The kernels that cost most to compile; phases of a threaded compile are
+// summed over its threads, so they can add up to more than the total.
+void PrintKernelTimings(const compiler::PhaseTimings& t) {
+  std::printf("compile threads %d (LLVM IR, O2 and JIT summed over them); codegen %.2f, link %.2f; "
+              "kernels from the in-process cache %d, from the disk cache %d\n",
+              t.compile_threads, t.codegen_ms, t.link_ms, t.cached_kernels, t.disk_cached_kernels);
+  const std::vector<compiler::KernelCompileTiming> slowest = t.SlowestKernels(10);
+  if (slowest.empty()) return;
+  std::printf("slowest kernels to compile (ms):\n  %-12s %-10s %8s %8s %8s %8s\n", "kernel",
+              "source", "total", "LLVM IR", "O2", "codegen");
+  for (const compiler::KernelCompileTiming& k : slowest) {
+    std::printf("  %-12s %-10s %8.2f %8.2f %8.2f %8.2f\n", k.name.c_str(), k.source.c_str(), k.ms(),
+                k.emit_ms, k.optimize_ms, k.codegen_ms);
+  }
+}
+
 int RunCompile(absl::Span<const std::string> args) {
   int64_t seed = 0;
   std::string dump;
   std::string device;
   std::vector<std::string> opts;
   bool json = false;
+  bool timings = false;
   FlagSet flags("compile GRAPH [--seed N] [--device cpu|cuda] [--dump DIR] [--opt key=value ...] "
-                "[--json]",
+                "[--json] [--timings]",
                 "Compiles GRAPH for the CPU (or the GPU with --device=cuda), runs it on seeded\n"
                 "random inputs and prints the outputs and the time spent in each compiler\n"
                 "phase. Without a GPU, --device=cuda says why and exits 125 (cannot test);\n"
@@ -34,6 +51,8 @@ int RunCompile(absl::Span<const std::string> args) {
   flags.String("dump", &dump, "write fusion groups, kernel IR, LLVM IR, assembly, timings here");
   flags.Repeated("opt", &opts, "compile option key=value (see CompileOptions)");
   flags.Bool("json", &json, "print one JSON object");
+  flags.Bool("timings", &timings,
+             "also print compile threads, cache hits and the kernels that took longest to compile");
   auto positional = flags.Parse(args);
   if (!positional.ok()) return ReportError("compile", positional.status());
   if (flags.help_requested()) {
@@ -88,6 +107,7 @@ int RunCompile(absl::Span<const std::string> args) {
               "O2 %.2f, JIT %.2f, total %.2f\n",
               exe->num_kernels(), t.passes_ms, t.fusion_ms, t.kernel_ir_ms, t.llvm_ir_ms,
               t.optimize_ms, t.jit_ms, t.total_ms());
+  if (timings) PrintKernelTimings(t);
   return kExitOk;
 }
 

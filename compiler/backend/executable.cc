@@ -1,5 +1,6 @@
 #include "compiler/backend/executable.h"
 
+#include <algorithm>
 #include <cmath>
 #include <utility>
 
@@ -21,8 +22,33 @@ Json PhaseTimings::ToJson() const {
     json.Set(key, Json(std::round(ms * 1000) / 1000));  // microseconds are noise
   }
   json.Set("cached_kernels", Json(cached_kernels));
+  json.Set("disk_cached_kernels", Json(disk_cached_kernels));
+  json.Set("compile_threads", Json(compile_threads));
   json.Set("total_ms", Json(std::round(total_ms() * 1000) / 1000));
+  if (!kernels.empty()) {
+    Json list = Json::MakeArray();
+    for (const KernelCompileTiming& k : SlowestKernels(kernels.size())) {
+      Json entry = Json::MakeObject();
+      entry.Set("name", Json(k.name));
+      entry.Set("source", Json(k.source));
+      entry.Set("emit_ms", Json(std::round(k.emit_ms * 1000) / 1000));
+      entry.Set("optimize_ms", Json(std::round(k.optimize_ms * 1000) / 1000));
+      entry.Set("codegen_ms", Json(std::round(k.codegen_ms * 1000) / 1000));
+      list.push_back(std::move(entry));
+    }
+    json.Set("kernels", std::move(list));
+  }
   return json;
+}
+
+std::vector<KernelCompileTiming> PhaseTimings::SlowestKernels(size_t count) const {
+  std::vector<KernelCompileTiming> sorted = kernels;
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const KernelCompileTiming& a, const KernelCompileTiming& b) {
+                     return a.ms() > b.ms();
+                   });
+  if (sorted.size() > count) sorted.resize(count);
+  return sorted;
 }
 
 Executable::Executable(std::vector<TensorType> input_types,

@@ -26,7 +26,19 @@
 
 namespace rk::compiler {
 
-// Milliseconds per phase (parsing is the caller's).
+// What compiling one kernel cost a backend that compiles kernel by kernel.
+struct KernelCompileTiming {
+  std::string name;
+  std::string source;  // e.g. "compiled", "memory", "disk" (cpu/codegen/host_compiler.h)
+  double emit_ms = 0;
+  double optimize_ms = 0;
+  double codegen_ms = 0;
+  double ms() const { return emit_ms + optimize_ms + codegen_ms; }
+};
+
+// Milliseconds per phase (parsing is the caller's). A backend that compiles
+// kernels on several threads reports llvm_ir_ms, optimize_ms and codegen_ms
+// summed over its threads and the compile's wall time in wall_ms.
 struct PhaseTimings {
   double passes_ms = 0;
   double fusion_ms = 0;
@@ -36,11 +48,19 @@ struct PhaseTimings {
   double jit_ms = 0;       // machine code generation and linking: codegen_ms + link_ms
   double codegen_ms = 0;   // instruction selection, register allocation, MC
   double link_ms = 0;      // JITDylib, object linking, symbol lookup
+  double wall_ms = 0;      // 0: the phases ran one after another (total_ms is their sum)
   int cached_kernels = 0;  // kernels reused from earlier compiles (no O2, codegen or link)
+  int disk_cached_kernels = 0;  // kernels read from an on-disk cache (linked, not compiled)
+  int compile_threads = 1;
+  std::vector<KernelCompileTiming> kernels;  // program order; empty when not reported
   double total_ms() const {
-    return passes_ms + fusion_ms + kernel_ir_ms + llvm_ir_ms + optimize_ms + jit_ms;
+    return wall_ms > 0 ? wall_ms
+                       : passes_ms + fusion_ms + kernel_ir_ms + llvm_ir_ms + optimize_ms + jit_ms;
   }
-  // {"passes_ms": ..., ..., "total_ms": ...}, milliseconds to 3 decimals.
+  // The `count` kernels that cost most to compile, most expensive first.
+  std::vector<KernelCompileTiming> SlowestKernels(size_t count) const;
+  // {"passes_ms": ..., ..., "total_ms": ..., "kernels": [...]}, milliseconds
+  // to 3 decimals; "kernels" lists every kernel, most expensive first.
   Json ToJson() const;
 };
 

@@ -44,6 +44,7 @@ class Cpu final : public Backend {
                             options.threads};
     host_options.opt_level = options.opt_level;
     host_options.use_cache = !dump;  // dumps show every kernel's IR and assembly
+    host_options.disk_cache = DiskKernelCache::Global();
     host_options.verify = options.checked;
     host_options.keep_text = dump;
     absl::StatusOr<HostProgram> host = CompileForHost(lowered->program, host_options);
@@ -56,6 +57,14 @@ class Cpu final : public Backend {
     timings.link_ms = host->link_ms;
     timings.jit_ms = host->codegen_ms + host->link_ms;
     timings.cached_kernels = host->cached_kernels;
+    timings.disk_cached_kernels = host->disk_cached_kernels;
+    timings.compile_threads = host->threads;
+    for (const HostKernelTiming& k : host->timings) {
+      timings.kernels.push_back({k.name, k.source, k.emit_ms, k.optimize_ms, k.codegen_ms});
+    }
+    // Kernels compile on several threads: the phases before them plus this
+    // backend's wall time, not the sum of its threads' times.
+    timings.wall_ms = timings.passes_ms + timings.fusion_ms + timings.kernel_ir_ms + host->wall_ms;
     if (dump) {
       for (const auto& [name, text] : {std::pair<const char*, const std::string*>{
                                            "llvm_before_opt.ll", &host->ir_before},

@@ -63,12 +63,14 @@ CompiledLoop CompileExpLoop() {
 
   CompiledLoop out;
   EXPECT_TRUE(cpu::PrepareForHost(*module).ok());
-  EXPECT_TRUE(cpu::OptimizeModule(*module, 2).ok());
+  EXPECT_TRUE(cpu::OptimizeModule(*module, cpu::kKernelPipeline).ok());
   llvm::raw_string_ostream os(out.optimized_ir);
   module->print(os, nullptr);
   os.flush();
-  absl::StatusOr<std::shared_ptr<cpu::JitCode>> code =
-      cpu::JitCode::Create(std::move(module), {"rk_exp_loop"}, /*fast_codegen=*/false, nullptr);
+  absl::StatusOr<std::string> object = cpu::EmitObject(*module, /*fast_codegen=*/false);
+  EXPECT_TRUE(object.ok()) << object.status();
+  if (!object.ok()) return out;
+  absl::StatusOr<std::shared_ptr<cpu::JitCode>> code = cpu::JitCode::Link({*object}, {"rk_exp_loop"});
   EXPECT_TRUE(code.ok()) << code.status();
   if (!code.ok()) return out;
   out.code = *code;

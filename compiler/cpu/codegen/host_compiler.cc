@@ -1,17 +1,19 @@
 #include "compiler/cpu/codegen/host_compiler.h"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <map>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "base/parallel_for.h"
+#include "base/sha256.h"
 #include "base/stopwatch.h"
 #include "compiler/cpu/codegen/emit_module.h"
 #include "compiler/cpu/codegen/jit.h"
 #include "compiler/cpu/codegen/kernel_cache.h"
-#include "llvm/Linker/Linker.h"
+#include "compiler/support/version.h"
 #include "llvm/Support/raw_ostream.h"
 
 namespace rk::compiler::cpu {
@@ -42,58 +44,129 @@ int64_t Work(const std::vector<kernel::Stmt>& body) {
   return work;
 }
 
-// Kernels with less work than this get CodeGenOptLevel::None: code generation
-// is 4-10x cheaper and their run time stays microseconds.
-constexpr int64_t kFastCodegenWork = int64_t{1} << 16;
+// Kernels with less work than this are small: the short pipeline and
+// CodeGenOptLevel::None make their compile several times cheaper, and their
+// run time stays microseconds.
+constexpr int64_t kSmallKernelWork = int64_t{1} << 16;
+// So are kernels with less work than this per LLVM instruction: O2's cost
+// grows with the IR, what it saves with the work. A tiled matmul of the
+// attention example (131K iterations, 1,148 instructions) costs ~10 ms more to
+// compile with O2 and ~40 us more to run without (docs/BENCHMARKS.md).
+constexpr int64_t kWorkPerInstructionForO2 = 1024;
+// Kernels with at least this much work compute f32 exp inline.
+constexpr int64_t kInlineExpWork = int64_t{1} << 16;
 
-// A kernel compiled in this call: its cache key, its symbol, and the kernels
-// of the program that use it.
-struct NewKernel {
-  std::string key;
-  std::string symbol;
-  std::vector<size_t> users;
-};
+// Threads for `tasks` kernels: CompileThreads, but at least two kernels a
+// thread. A thread's first kernel pays for LLVM's first use of its code in a
+// fresh process; for two kernels one thread was faster (docs/BENCHMARKS.md).
+int ThreadsFor(int tasks, const HostCompileOptions& options) {
+  if (options.threads > 0) return options.threads;
+  return std::max(1, std::min(CompileThreads(tasks), tasks / 2));
+}
 
-// The kernels compiled in this call with one code generation level, linked
-// into one module.
-struct Batch {
+// One kernel of the program, emitted in its own context.
+struct Unit {
+  std::unique_ptr<llvm::LLVMContext> context;
   std::unique_ptr<llvm::Module> module;
-  std::vector<NewKernel> kernels;
+  std::string key;  // the in-process cache key: levels and the printed module
+  bool small = false;
+  size_t instructions = 0;
+  absl::Status status;
+
+  // Frees the module, then its context.
+  void Release() {
+    module.reset();
+    context.reset();
+  }
 };
 
-absl::Status CompileBatch(Batch& batch, bool fast, const HostCompileOptions& options,
-                          HostProgram& out) {
-  if (batch.kernels.empty()) return absl::OkStatus();
+absl::Status Emit(const kernel::Program& program, const kernel::Kernel& k,
+                  const HostCompileOptions& options, Unit& unit) {
+  llvm_ir::CodegenOptions codegen = options.codegen;
+  // Big kernels compute f32 exp inline, where it vectorizes (no vector
+  // expf here); small ones call expf, which keeps their IR, optimization and
+  // code generation ~30% cheaper. Both are within 1 ulp of exp.
+  codegen.inline_exp = Work(k.body) >= kInlineExpWork;
+  unit.context = std::make_unique<llvm::LLVMContext>();
+  absl::StatusOr<std::unique_ptr<llvm::Module>> module =
+      EmitKernelModule(program, k, codegen, *unit.context, options.verify);
+  if (!module.ok()) return module.status();
+  unit.module = *std::move(module);
+  if (absl::Status s = PrepareForHost(*unit.module); !s.ok()) return s;
+  for (const llvm::Function& f : *unit.module) unit.instructions += f.getInstructionCount();
+  const int64_t work = Work(k.body);
+  unit.small = work < kSmallKernelWork ||
+               work < kWorkPerInstructionForO2 * static_cast<int64_t>(unit.instructions);
+  unit.key = absl::StrCat("opt_level=", options.opt_level,
+                          " codegen=", unit.small ? "fast" : "full", "\n",
+                          ModuleText(*unit.module));
+  return absl::OkStatus();
+}
+
+// The disk cache's key: everything the object depends on. The git commit
+// covers changes to code generation that neither the IR nor the pipeline
+// text shows; a change of that kind in an uncommitted tree ("-dirty") should
+// bump kObjectKeyVersion.
+constexpr const char* kObjectKeyVersion = "1";
+
+std::string DiskKey(const Unit& unit, const char* pipeline, const std::string& target) {
+  return Sha256Hex(absl::StrCat("kernel object ", kObjectKeyVersion, "\nreprokit ", ReprokitVersion(), " ", GitCommit(), "\nllvm ",
+                                LlvmVersion(), "\n", target, "\npipeline ", pipeline, "\n",
+                                unit.key));
+}
+
+// A kernel compiled (or read from disk) in this call.
+struct Compiled {
+  std::string symbol;
+  std::string object;
+  std::string ir_before, ir_after, assembly;  // keep_text only
+  absl::Status status;
+};
+
+absl::Status CompileUnit(Unit& unit, const kernel::Kernel& k, const HostCompileOptions& options,
+                         const std::string& target, size_t index, Compiled& out,
+                         HostKernelTiming& timing) {
+  const char* pipeline = PipelineFor(options.opt_level, unit.small);
+  const std::string digest = DiskKey(unit, pipeline, target);
+  DiskKernelCache* disk = options.use_cache ? options.disk_cache : nullptr;
+  // The symbol is part of the object: with the cache it depends on the key
+  // alone; without it, identical kernels are not merged and need their own.
+  out.symbol = options.use_cache ? absl::StrCat("rk_kernel_", digest)
+                                 : absl::StrCat("rk_kernel_", digest, "_", index);
+  if (disk != nullptr) {
+    if (std::optional<std::string> object = disk->Load(digest)) {
+      out.object = *std::move(object);
+      timing.source = "disk";
+      unit.Release();
+      return absl::OkStatus();
+    }
+  }
+  llvm::Module& module = *unit.module;
+  module.getFunction(kThunkName)->setName(out.symbol);
   Stopwatch watch;
-  if (options.keep_text) absl::StrAppend(&out.ir_before, ModuleText(*batch.module));
-  watch.Lap();
-  if (absl::Status s = OptimizeModule(*batch.module, options.opt_level); !s.ok()) return s;
-  out.optimize_ms += watch.Lap();
   if (options.keep_text) {
-    absl::StrAppend(&out.ir_after, ModuleText(*batch.module));
-    absl::StatusOr<std::string> assembly = EmitAssembly(*batch.module);
+    // Local symbols are part of the object, so only dumps name the function
+    // after the kernel.
+    module.getFunction("kernel")->setName(k.name);
+    out.ir_before = ModuleText(module);
+  }
+  watch.Lap();
+  if (absl::Status s = OptimizeModule(module, pipeline); !s.ok()) return s;
+  timing.optimize_ms = watch.Lap();
+  if (options.keep_text) {
+    out.ir_after = ModuleText(module);
+    absl::StatusOr<std::string> assembly = EmitAssembly(module, unit.small);
     if (!assembly.ok()) return assembly.status();
-    absl::StrAppend(&out.assembly, *assembly);
+    out.assembly = *std::move(assembly);
   }
-  std::vector<std::string> symbols;
-  for (const NewKernel& k : batch.kernels) symbols.push_back(k.symbol);
-  JitCode::Timings timings;
-  absl::StatusOr<std::shared_ptr<JitCode>> code =
-      JitCode::Create(std::move(batch.module), symbols, fast, &timings);
-  if (!code.ok()) return code.status();
-  out.codegen_ms += timings.codegen_ms;
-  out.link_ms += timings.link_ms;
-  std::shared_ptr<const void> owner = *code;
-  for (size_t j = 0; j < batch.kernels.size(); ++j) {
-    void* fn = (*code)->address(j);
-    for (size_t user : batch.kernels[j].users) {
-      out.kernels[user].fn = reinterpret_cast<RkLoopBody>(fn);
-    }
-    if (options.use_cache) {
-      KernelCache::Global().Insert(batch.kernels[j].key, KernelCache::Entry{fn, owner});
-    }
-  }
-  out.code.push_back(std::move(owner));
+  watch.Lap();
+  absl::StatusOr<std::string> object = EmitObject(module, unit.small);
+  if (!object.ok()) return object.status();
+  timing.codegen_ms = watch.Lap();
+  out.object = *std::move(object);
+  timing.source = "compiled";
+  unit.Release();
+  if (disk != nullptr) disk->Store(digest, out.object);
   return absl::OkStatus();
 }
 
@@ -101,58 +174,115 @@ absl::Status CompileBatch(Batch& batch, bool fast, const HostCompileOptions& opt
 
 absl::StatusOr<HostProgram> CompileForHost(const kernel::Program& program,
                                            const HostCompileOptions& options) {
-  static std::atomic<int64_t> next_symbol{0};
-  Stopwatch watch;
+  Stopwatch total;
+  const auto start = std::chrono::steady_clock::now();
   HostProgram out;
-  auto context = std::make_unique<llvm::LLVMContext>();
-  Batch batches[2];  // [0]: CodeGenOptLevel::Less, [1]: None
-  for (Batch& batch : batches) {
-    batch.module = std::make_unique<llvm::Module>("rk_program", *context);
-    if (absl::Status s = PrepareForHost(*batch.module); !s.ok()) return s;
-  }
-  std::map<std::string, std::pair<int, size_t>> fresh_index;  // key -> (batch, position)
-  KernelCache& cache = KernelCache::Global();
-  llvm_ir::CodegenOptions codegen = options.codegen;
-  for (size_t i = 0; i < program.kernels.size(); ++i) {
-    const kernel::Kernel& k = program.kernels[i];
+  const int n = static_cast<int>(program.kernels.size());
+  for (const kernel::Kernel& k : program.kernels) {
     out.kernels.push_back(CallFor(k, options.codegen.threads));
-    const int fast = Work(k.body) < kFastCodegenWork ? 1 : 0;
-    // Big kernels compute f32 exp inline, where it vectorizes (no vector
-    // expf here); small ones call expf, which keeps their IR, O2 and code
-    // generation ~30% cheaper. Both are within 1 ulp of exp.
-    codegen.inline_exp = fast == 0;
-    absl::StatusOr<std::unique_ptr<llvm::Module>> module =
-        EmitKernelModule(program, k, codegen, *context, options.verify);
-    if (!module.ok()) return module.status();
-    if (absl::Status s = PrepareForHost(**module); !s.ok()) return s;
-    std::string key = absl::StrCat("opt_level=", options.opt_level, " codegen=",
-                                   fast ? "fast" : "full", "\n", ModuleText(**module));
+    out.timings.push_back(HostKernelTiming{k.name, "", 0, 0, 0});
+  }
+  // Starts the JIT on a process's first compile.
+  absl::StatusOr<std::string> target = HostTargetDescription();
+  if (!target.ok()) return target.status();
+  out.llvm_ir_ms = total.Lap();
+
+  // Emission, one context per kernel.
+  std::vector<Unit> units(n);
+  const int emit_threads = ThreadsFor(n, options);
+  out.threads = std::max(1, emit_threads);
+  ParallelFor(n, emit_threads, [&](int i) {
+    Stopwatch watch;
+    units[i].status = Emit(program, program.kernels[i], options, units[i]);
+    out.timings[i].emit_ms = watch.Lap();
+  });
+  for (int i = 0; i < n; ++i) {
+    if (!units[i].status.ok()) return units[i].status;
+    out.llvm_ir_ms += out.timings[i].emit_ms;
+  }
+
+  // The in-process cache and kernels repeated within the program.
+  Stopwatch lookups;
+  KernelCache& cache = KernelCache::Global();
+  std::vector<int> todo;                    // program positions to compile
+  std::vector<int> compiled_as(n, -1);      // position in `todo`
+  std::map<std::string, int> first_with_key;
+  for (int i = 0; i < n; ++i) {
     if (options.use_cache) {
-      if (std::optional<KernelCache::Entry> hit = cache.Lookup(key)) {
-        out.kernels.back().fn = reinterpret_cast<RkLoopBody>(hit->fn);
+      if (std::optional<KernelCache::Entry> hit = cache.Lookup(units[i].key)) {
+        out.kernels[i].fn = reinterpret_cast<RkLoopBody>(hit->fn);
         out.code.push_back(std::move(hit->owner));
+        out.timings[i].source = "memory";
         ++out.cached_kernels;
+        units[i].Release();
         continue;
       }
-      auto [it, inserted] =
-          fresh_index.try_emplace(key, fast, batches[fast].kernels.size());
+      auto [it, inserted] = first_with_key.try_emplace(units[i].key, static_cast<int>(todo.size()));
       if (!inserted) {
-        batches[it->second.first].kernels[it->second.second].users.push_back(i);
+        compiled_as[i] = it->second;
+        out.timings[i].source = "duplicate";
+        units[i].Release();
         continue;
       }
     }
-    NewKernel entry{std::move(key), absl::StrCat("rk_", k.name, "_", next_symbol++), {i}};
-    (*module)->getFunction(kThunkName)->setName(entry.symbol);
-    (*module)->getFunction("kernel")->setName(k.name);
-    if (llvm::Linker::linkModules(*batches[fast].module, *std::move(module))) {
-      return absl::InternalError(absl::StrCat("cannot link the module of kernel ", k.name));
+    compiled_as[i] = static_cast<int>(todo.size());
+    todo.push_back(i);
+  }
+  out.llvm_ir_ms += lookups.Lap();
+
+  // Optimization and code generation, biggest kernels first so the threads
+  // finish together.
+  std::vector<int> order(todo.size());
+  for (size_t j = 0; j < todo.size(); ++j) order[j] = static_cast<int>(j);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    return units[todo[a]].instructions > units[todo[b]].instructions;
+  });
+  std::vector<Compiled> compiled(todo.size());
+  const int m = static_cast<int>(todo.size());
+  const int compile_threads = ThreadsFor(m, options);
+  out.threads = std::max(out.threads, compile_threads);
+  ParallelFor(m, compile_threads, [&](int j) {
+    const int i = todo[order[j]];
+    Compiled& c = compiled[order[j]];
+    c.status = CompileUnit(units[i], program.kernels[i], options, *target, i, c, out.timings[i]);
+  });
+  std::vector<std::string> objects, symbols;
+  for (size_t j = 0; j < todo.size(); ++j) {
+    Compiled& c = compiled[j];
+    if (!c.status.ok()) return c.status;
+    const HostKernelTiming& timing = out.timings[todo[j]];
+    out.optimize_ms += timing.optimize_ms;
+    out.codegen_ms += timing.codegen_ms;
+    if (timing.source == "disk") ++out.disk_cached_kernels;
+    if (options.keep_text) {
+      absl::StrAppend(&out.ir_before, c.ir_before);
+      absl::StrAppend(&out.ir_after, c.ir_after);
+      absl::StrAppend(&out.assembly, c.assembly);
     }
-    batches[fast].kernels.push_back(std::move(entry));
+    objects.push_back(std::move(c.object));
+    symbols.push_back(std::move(c.symbol));
   }
-  out.llvm_ir_ms = watch.Lap();
-  for (int fast : {0, 1}) {
-    if (absl::Status s = CompileBatch(batches[fast], fast == 1, options, out); !s.ok()) return s;
+
+  // One JITDylib for everything compiled or read here.
+  if (!todo.empty()) {
+    Stopwatch link;
+    absl::StatusOr<std::shared_ptr<JitCode>> code = JitCode::Link(objects, symbols);
+    if (!code.ok()) return code.status();
+    std::shared_ptr<const void> owner = *code;
+    for (int i = 0; i < n; ++i) {
+      if (compiled_as[i] < 0) continue;
+      out.kernels[i].fn = reinterpret_cast<RkLoopBody>((*code)->address(compiled_as[i]));
+    }
+    if (options.use_cache) {
+      for (size_t j = 0; j < todo.size(); ++j) {
+        cache.Insert(units[todo[j]].key, KernelCache::Entry{(*code)->address(j), owner});
+      }
+    }
+    out.code.push_back(std::move(owner));
+    out.link_ms = link.Lap();
   }
+  out.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                    .count();
   return out;
 }
 

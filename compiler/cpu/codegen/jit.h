@@ -1,15 +1,16 @@
-// The x86 backend's LLVM plumbing: one process-wide ORC LLJIT and host
-// TargetMachine (created once: building them costs milliseconds a compile),
-// the kernel optimization pipeline (new pass manager, host TTI so loops
-// vectorize), assembly for dumps, and JitCode: the machine code of one module
-// in its own JITDylib, given back when its last owner lets go. Code generation
-// runs here on one of two shared TargetMachines (CodeGenOptLevel::Less, or
-// None for kernels with little work), so it is timed apart from linking;
-// ORC only links the object. libm resolves from this process, the runtime's
+// The x86 backend's LLVM plumbing: one process-wide ORC LLJIT, a pool of host
+// TargetMachines (one per code generation level per thread at work: a
+// TargetMachine is not thread-safe, and building one costs less than a kernel's
+// code generation), the kernel optimization pipelines (new pass manager, host
+// TTI so loops vectorize), machine code for one module at a time (so kernels
+// compile on several threads, each in its own LLVMContext), assembly for dumps,
+// and JitCode: any number of object files linked into one JITDylib, given back
+// when its last owner lets go. libm resolves from this process, the runtime's
 // rk_* helpers from one JITDylib defined at start-up and linked by every
 // JitCode.
 //
-// Tested by compiler/driver/compile_cache_test.cc (and every end-to-end test).
+// Tested by compiler/cpu/codegen/host_compiler_test.cc and
+// compiler/driver/compile_cache_test.cc (and every end-to-end test).
 #ifndef REPROKIT_COMPILER_CPU_CODEGEN_JIT_H_
 #define REPROKIT_COMPILER_CPU_CODEGEN_JIT_H_
 
@@ -27,12 +28,34 @@ namespace rk::compiler::cpu {
 // Sets the host triple and data layout on `module` (before optimizing).
 absl::Status PrepareForHost(llvm::Module& module);
 
-// opt_level 2: the kernel pipeline (function simplification and
-// vectorization, no interprocedural passes); 0, 1, 3: LLVM's default pipelines.
-absl::Status OptimizeModule(llvm::Module& module, int opt_level);
+// What the host's machine code depends on besides the IR: the triple, the
+// CPU name and its feature string.
+absl::StatusOr<std::string> HostTargetDescription();
+
+// The optimization pipelines, as new-pass-manager text (the text is part of
+// the on-disk cache key, so a changed pipeline never reuses old objects).
+// kKernelPipeline is O2's function simplification and vectorization without the
+// interprocedural passes (kernels are leaf functions called once);
+// kSmallKernelPipeline the cleanup that small kernels need (host_compiler.h
+// says which kernels are small and why).
+extern const char* const kKernelPipeline;
+extern const char* const kSmallKernelPipeline;
+// opt_level 0, 1, 3: LLVM's default pipelines ("default<O1>", ...); 2:
+// kKernelPipeline, or kSmallKernelPipeline for a small kernel.
+const char* PipelineFor(int opt_level, bool small_kernel);
+
+// Runs `pipeline` (PipelineFor's text) on `module`. Thread-safe for modules of
+// different LLVMContexts.
+absl::Status OptimizeModule(llvm::Module& module, const char* pipeline);
+
+// An ELF object for `module` (consumed in the sense that codegen may rewrite
+// its IR). `fast_codegen`: CodeGenOptLevel::None (FastISel, fast register
+// allocation: several times cheaper to generate, slower to run) instead of
+// Less. Thread-safe for modules of different LLVMContexts.
+absl::StatusOr<std::string> EmitObject(llvm::Module& module, bool fast_codegen);
 
 // Host assembly for `module` (not consumed).
-absl::StatusOr<std::string> EmitAssembly(llvm::Module& module);
+absl::StatusOr<std::string> EmitAssembly(llvm::Module& module, bool fast_codegen);
 
 class JitCode {
  public:
@@ -40,18 +63,11 @@ class JitCode {
   JitCode(const JitCode&) = delete;
   JitCode& operator=(const JitCode&) = delete;
 
-  struct Timings {
-    double codegen_ms = 0;  // instruction selection, register allocation, MC
-    double link_ms = 0;     // JITDylib, object linking, symbol lookup
-  };
-
-  // Generates machine code for `module`, links it and resolves `symbols`
-  // (external functions of the module). `fast_codegen`: CodeGenOptLevel::None
-  // (FastISel, fast register allocation: several times cheaper to generate,
-  // slower to run) instead of Less.
-  static absl::StatusOr<std::shared_ptr<JitCode>> Create(std::unique_ptr<llvm::Module> module,
-                                                        absl::Span<const std::string> symbols,
-                                                        bool fast_codegen, Timings* timings);
+  // Links `objects` (EmitObject's, or the same bytes from the disk cache) into
+  // one fresh JITDylib and resolves `symbols` (external functions of those
+  // objects) in one lookup.
+  static absl::StatusOr<std::shared_ptr<JitCode>> Link(absl::Span<const std::string> objects,
+                                                      absl::Span<const std::string> symbols);
 
   // The address of symbols[i].
   void* address(size_t i) const { return addresses_[i]; }
