@@ -30,10 +30,11 @@ std::string TempDir(const std::string& name) {
   return dir;
 }
 
-// Captures `candidate` compiled with relu:accuracy, with its verdict.
-std::string CaptureWithReluFault(const std::string& name, const Candidate& candidate) {
+// Captures `candidate` compiled with `fault` (relu:accuracy), with its verdict.
+std::string CaptureWithReluFault(const std::string& name, const Candidate& candidate,
+                                 const std::string& fault = "relu:accuracy") {
   compiler::CompileOptions options;
-  options.faults = {"relu:accuracy"};
+  options.faults = {fault};
   absl::StatusOr<repro::Verdict> verdict = repro::JudgeInProcess(
       candidate.graph, candidate.inputs, options, repro::OracleOptions());
   EXPECT_TRUE(verdict.ok()) << verdict.status();
@@ -174,6 +175,26 @@ TEST(MinifyBundle, CaptureAndMinifyAgreeOnRandomDags) {
     EXPECT_EQ(result->stats.final_score.compute_nodes(), 1) << "seed " << seed;
   }
   EXPECT_GE(failing, 9);
+}
+
+// The same for a planted nondeterministic relu: it used to minimize to the
+// relu and its consumer, the op the capture named.
+TEST(MinifyBundle, PlantedNondeterminismIsNamedAtTheReluEverywhere) {
+  std::string in = CaptureWithReluFault("nondet_in", RandomDag({.seed = 3, .nodes = 40}),
+                                        "relu:nondeterministic");
+  absl::StatusOr<repro::LoadedBundle> original = repro::LoadBundle(in);
+  ASSERT_TRUE(original.ok()) << original.status();
+  const repro::Signature relu = repro::NondeterministicSignature("relu", "f32");
+  EXPECT_EQ(original->bundle.expected.signature, relu);
+  MinifyBundleOptions options = Options(in, TempDir("nondet_out"));
+  absl::StatusOr<MinifyBundleResult> result = MinifyBundle(options);
+  ASSERT_TRUE(result.ok()) << result.status();
+  absl::StatusOr<repro::LoadedBundle> minimized = repro::LoadBundle(options.output_dir);
+  ASSERT_TRUE(minimized.ok()) << minimized.status();
+  EXPECT_EQ(minimized->bundle.expected.signature, relu);
+  EXPECT_EQ(result->stats.final_score.compute_nodes(), 1)
+      << compiler::PrintInline(minimized->bundle.graph);
+  EXPECT_EQ(CountOps(minimized->bundle.graph, Op::kRelu), 1);
 }
 
 // Captures examples/<name>.rk with its seeded inputs (seed 0) and `fault`,

@@ -60,9 +60,14 @@ bool OracleInterestingness::Matches(const repro::Verdict& verdict) const {
 }
 
 bool OracleInterestingness::CanMatch(const Candidate& candidate) const {
+  // "op:dtype" of a nondeterministic signature.
+  if (expected_.kind == repro::VerdictKind::kNondeterministic) {
+    std::vector<std::string> parts = absl::StrSplit(expected_.detail, ':');
+    return parts.size() != 2 || repro::CanNameFailure(candidate.graph, parts[0], parts[1]);
+  }
   std::vector<std::string> parts = AccuracyParts(expected_);
   if (parts.empty()) return true;
-  if (repro::CanNameAccuracyFailure(candidate.graph, parts[1], parts[2])) return true;
+  if (repro::CanNameFailure(candidate.graph, parts[1], parts[2])) return true;
   if (upstream_.empty()) return false;
   const Graph& g = candidate.graph;
   for (int i = 0; i < g.num_nodes(); ++i) {

@@ -59,9 +59,9 @@ class OracleInterestingness : public Interestingness {
                         repro::Signature expected, const compiler::Graph& start);
 
   absl::StatusOr<InterestingnessResult> Judge(const Candidate& candidate) override;
-  // For an accuracy signature: the candidate has a node the expected
-  // signature could name (repro/oracle/failure_site.h), or, when anchoring,
-  // one of the upstream nodes with the expected dtype.
+  // For an accuracy or nondeterministic signature: the candidate has a node
+  // the expected signature could name (repro/oracle/failure_site.h), or, when
+  // anchoring, one of the upstream nodes with the expected dtype.
   bool CanMatch(const Candidate& candidate) const override;
 
   // Judge candidates without the fp64 recompile from now on (see above).

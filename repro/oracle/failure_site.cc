@@ -45,14 +45,22 @@ std::vector<std::string> PlantedFaultSpecs(const compiler::CompileOptions& optio
   return specs;
 }
 
-bool CarriesValueFault(const compiler::FaultSet& faults, compiler::Op op) {
-  return faults.Has(op, compiler::FaultKind::kAccuracy) ||
-         faults.Has(op, compiler::FaultKind::kDropLast);
+// The fault kinds that explain a failure: value faults for accuracy, the
+// nondeterministic fault for outputs that differ between runs.
+using Kinds = std::vector<compiler::FaultKind>;
+const Kinds kValueFaults = {compiler::FaultKind::kAccuracy, compiler::FaultKind::kDropLast};
+const Kinds kNondeterministicFaults = {compiler::FaultKind::kNondeterministic};
+
+bool CarriesFault(const compiler::FaultSet& faults, const Kinds& kinds, compiler::Op op) {
+  for (compiler::FaultKind kind : kinds) {
+    if (faults.Has(op, kind)) return true;
+  }
+  return false;
 }
 
 // Rule 1 of the header on `g` (whose outputs line up with the judged ones).
 std::optional<FailureSite> PlantedSite(const Graph& g, const compiler::FaultSet& faults,
-                                       const std::vector<int>& failing) {
+                                       const Kinds& kinds, const std::vector<int>& failing) {
   std::vector<bool> above(g.num_nodes(), false);
   for (int i : failing) above[g.outputs()[i].value] = true;
   for (int id = g.num_nodes() - 1; id >= 0; --id) {
@@ -61,7 +69,7 @@ std::optional<FailureSite> PlantedSite(const Graph& g, const compiler::FaultSet&
   }
   int planted = -1;
   for (int id = 0; id < g.num_nodes() && planted < 0; ++id) {
-    if (above[id] && CarriesValueFault(faults, g.node(NodeId(id)).op)) planted = id;
+    if (above[id] && CarriesFault(faults, kinds, g.node(NodeId(id)).op)) planted = id;
   }
   if (planted < 0) return std::nullopt;
   // Which failing outputs the planted node reaches; the first of them names
@@ -101,15 +109,9 @@ bool HasComposite(const Graph& g) {
   return false;
 }
 
-}  // namespace
-
-bool CanNameAccuracyFailure(const Graph& graph, std::string_view op, std::string_view dtype) {
-  if (HasNode(graph, op, dtype)) return true;
-  return HasComposite(graph) && HasNode(Lowered(graph), op, dtype);
-}
-
-FailureSite LocateAccuracyFailure(const Graph& graph, const compiler::CompileOptions& options,
-                                  absl::Span<const int> failing_outputs) {
+// Both rules of the header, for a failure the fault kinds `kinds` explain.
+FailureSite Locate(const Graph& graph, const compiler::CompileOptions& options, const Kinds& kinds,
+                   absl::Span<const int> failing_outputs) {
   // Failing outputs nearest the inputs first.
   std::vector<int> failing(failing_outputs.begin(), failing_outputs.end());
   std::stable_sort(failing.begin(), failing.end(), [&](int a, int b) {
@@ -119,7 +121,7 @@ FailureSite LocateAccuracyFailure(const Graph& graph, const compiler::CompileOpt
   if (const std::vector<std::string> specs = PlantedFaultSpecs(options); !specs.empty()) {
     absl::StatusOr<compiler::FaultSet> faults = compiler::FaultSet::Parse(specs);
     if (faults.ok()) {
-      if (std::optional<FailureSite> site = PlantedSite(Lowered(graph), *faults, failing)) {
+      if (std::optional<FailureSite> site = PlantedSite(Lowered(graph), *faults, kinds, failing)) {
         return *std::move(site);
       }
     }
@@ -130,6 +132,23 @@ FailureSite LocateAccuracyFailure(const Graph& graph, const compiler::CompileOpt
   site.op = std::string(compiler::OpName(node.op));
   site.dtype = std::string(compiler::DTypeName(node.type.dtype));
   return site;
+}
+
+}  // namespace
+
+bool CanNameFailure(const Graph& graph, std::string_view op, std::string_view dtype) {
+  if (HasNode(graph, op, dtype)) return true;
+  return HasComposite(graph) && HasNode(Lowered(graph), op, dtype);
+}
+
+FailureSite LocateAccuracyFailure(const Graph& graph, const compiler::CompileOptions& options,
+                                  absl::Span<const int> failing) {
+  return Locate(graph, options, kValueFaults, failing);
+}
+
+FailureSite LocateNondeterminism(const Graph& graph, const compiler::CompileOptions& options,
+                                 absl::Span<const int> differing) {
+  return Locate(graph, options, kNondeterministicFaults, differing);
 }
 
 }  // namespace rk::repro

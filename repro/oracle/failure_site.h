@@ -1,6 +1,7 @@
-// Which op an accuracy failure is named after: the one rule that capture,
-// check, the fuzzer's dedup and the minifier all see, because every one of
-// them takes its signature from the oracle (oracle.h), which asks this.
+// Which op an accuracy (or nondeterministic) failure is named after: the one
+// rule that capture, check, the fuzzer's dedup and the minifier all see,
+// because every one of them takes its signature from the oracle (oracle.h),
+// which asks this.
 //
 // The oracle sees outputs only, and an error shows at every output downstream
 // of where it started; the signature should name where it started. So:
@@ -10,9 +11,10 @@
 //      op X that lies at or above a failing output names X: the earliest such
 //      node in topological order of the graph with its composites lowered
 //      (the compiler's `decompose` pass, so an X inside a softmax counts), with
-//      that node's dtype. The fault's op is known, and every graph the
-//      minimizer can shrink the failure to still holds that X, so a capture
-//      and its minimized bundle carry the same signature.
+//      that node's dtype (for outputs that differ between runs, the planted
+//      fault is `<op>:nondeterministic`). The fault's op is known, and every
+//      graph the minimizer can shrink the failure to still holds that X, so a
+//      capture and its minimized bundle carry the same signature.
 //   2. Otherwise the failing output that comes first in topological order
 //      (nearest the inputs; ties by output index), with its op and dtype. The
 //      order of the outputs does not matter.
@@ -44,13 +46,17 @@ struct FailureSite {
 FailureSite LocateAccuracyFailure(const compiler::Graph& graph,
                                   const compiler::CompileOptions& options,
                                   absl::Span<const int> failing);
+// The same rules for outputs that differ between two runs, with
+// `<op>:nondeterministic` as the planted fault.
+FailureSite LocateNondeterminism(const compiler::Graph& graph,
+                                 const compiler::CompileOptions& options,
+                                 absl::Span<const int> differing);
 
-// Whether an accuracy failure of `graph` could be named (op, dtype) at all:
-// some node of the graph or of its lowering has that op and dtype. The rule
-// above names only such nodes, so a graph without one cannot fail with that
-// signature, and the minimizer need not ask the oracle.
-bool CanNameAccuracyFailure(const compiler::Graph& graph, std::string_view op,
-                            std::string_view dtype);
+// Whether a failure of `graph` could be named (op, dtype) at all: some node
+// of the graph or of its lowering has that op and dtype. The rules above name
+// only such nodes, so a graph without one cannot fail with that signature,
+// and the minimizer need not ask the oracle.
+bool CanNameFailure(const compiler::Graph& graph, std::string_view op, std::string_view dtype);
 
 }  // namespace rk::repro
 

@@ -115,5 +115,27 @@ TEST(FailureSiteTest, EarliestPlantedNodeWins) {
   EXPECT_FALSE(site.planted);
 }
 
+TEST(FailureSiteTest, PlantedNondeterminismNamesItsOp) {
+  compiler::Graph g = MustParse(kReluIntoAdd);
+  FailureSite site = LocateNondeterminism(g, WithFaults({"relu:nondeterministic"}), {1});
+  EXPECT_EQ(site.op, "relu");
+  EXPECT_TRUE(site.planted);
+  // A value fault does not explain outputs that differ between runs.
+  site = LocateNondeterminism(g, WithFaults({"relu:accuracy"}), {1});
+  EXPECT_EQ(site.op, "add");
+  EXPECT_FALSE(site.planted);
+}
+
+TEST(FailureSiteTest, CanNameFailureLooksInsideComposites) {
+  compiler::Graph g = MustParse(R"(graph @g(%x: f32[2,8]) {
+  %p = softmax(%x) {axis=1} : f32[2,8]
+  return %p
+})");
+  EXPECT_TRUE(CanNameFailure(g, "softmax", "f32"));
+  EXPECT_TRUE(CanNameFailure(g, "sub", "f32"));
+  EXPECT_FALSE(CanNameFailure(g, "sub", "bf16"));
+  EXPECT_FALSE(CanNameFailure(g, "relu", "f32"));
+}
+
 }  // namespace
 }  // namespace rk::repro

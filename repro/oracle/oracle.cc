@@ -46,12 +46,14 @@ Verdict CompileErrorVerdict(const absl::Status& status, std::string_view phase) 
   return v;
 }
 
-// The first output whose bytes differ between two runs, or -1.
-int FirstDifferingOutput(const std::vector<HostTensor>& a, const std::vector<HostTensor>& b) {
+// The outputs whose bytes differ between two runs.
+std::vector<int> DifferingOutputs(const std::vector<HostTensor>& a,
+                                  const std::vector<HostTensor>& b) {
+  std::vector<int> differing;
   for (size_t i = 0; i < a.size(); ++i) {
-    if (!a[i].BitwiseEqual(b[i])) return static_cast<int>(i);
+    if (!a[i].BitwiseEqual(b[i])) differing.push_back(static_cast<int>(i));
   }
-  return -1;
+  return differing;
 }
 
 OutputVerdict Describe(const Graph& graph, int index) {
@@ -173,11 +175,16 @@ absl::StatusOr<Verdict> JudgeWith(const Graph& graph, absl::Span<const HostTenso
   }
   const std::vector<std::vector<HostTensor>>& runs = program->runs;
   for (size_t r = 1; r < runs.size(); ++r) {
-    if (int i = FirstDifferingOutput(runs[0], runs[r]); i >= 0) {
+    if (std::vector<int> differing = DifferingOutputs(runs[0], runs[r]); !differing.empty()) {
+      const FailureSite site = LocateNondeterminism(graph, options, differing);
+      const int i = site.output;
       OutputVerdict o = Describe(graph, i);
       v.kind = VerdictKind::kNondeterministic;
-      v.signature = NondeterministicSignature(o.op, o.dtype);
+      v.signature = NondeterministicSignature(site.op, site.dtype);
       v.message = absl::StrFormat("output %d (%%%s, %s) differs between two runs", i, o.node, o.op);
+      if (site.planted) {
+        absl::StrAppendFormat(&v.message, " (from the planted %s fault)", site.op);
+      }
       v.outputs.push_back(std::move(o));
       return v;
     }
