@@ -5,7 +5,8 @@
 //   minify_bench real [SEEDS]   the real oracle (compile + run + fp64, isolated
 //                               workers) with relu:accuracy / relu:crash, plus
 //                               one accuracy fault planted in each examples/
-//                               graph (known minimum: that op alone); each case
+//                               graph, and three in ops that composites lower
+//                               to (known minimum: that op alone); each case
 //                               runs with -j 1 and with -j 2
 //
 // Prints one row per (fault, N): cases reaching the known minimum, oracle
@@ -47,10 +48,11 @@ struct Row {
 
 void PrintDetail(const MinifyStats& stats) {
   if (std::getenv("MINIFY_BENCH_DETAIL") == nullptr) return;
-  std::fprintf(stderr, "  calls %lld (used %lld), drifts %lld:",
+  std::fprintf(stderr, "  calls %lld (used %lld), drifts %lld, cannot match %lld:",
                static_cast<long long>(stats.oracle_calls),
                static_cast<long long>(stats.oracle_calls_used),
-               static_cast<long long>(stats.rejected_drifts));
+               static_cast<long long>(stats.rejected_drifts),
+               static_cast<long long>(stats.cannot_match));
   for (const ReductionStats& r : stats.reductions) {
     std::fprintf(stderr, " %s=%lld/%lld", r.name.c_str(), static_cast<long long>(r.oracle_calls),
                  static_cast<long long>(r.accepted));
@@ -201,7 +203,12 @@ void RunReal(int seeds) {
                            Planted{"examples/softmax.rk", "div:accuracy", Op::kDiv},
                            Planted{"examples/layer_norm.rk", "rsqrt:accuracy", Op::kRsqrt},
                            Planted{"examples/attention.rk", "matmul:accuracy", Op::kMatmul},
-                           Planted{"examples/mixed_bf16.rk", "reduce_sum:accuracy", Op::kReduceSum}}) {
+                           Planted{"examples/mixed_bf16.rk", "reduce_sum:accuracy", Op::kReduceSum},
+                           // Faults in ops that composites lower to (softmax's
+                           // and layer_norm's sub, gelu's mul) or beside them.
+                           Planted{"examples/attention.rk", "sub:accuracy", Op::kSub},
+                           Planted{"examples/mixed_bf16.rk", "mul:accuracy", Op::kMul},
+                           Planted{"examples/mixed_bf16.rk", "add:accuracy", Op::kAdd}}) {
     absl::StatusOr<compiler::Graph> graph = compiler::ParseFile(p.file);
     if (!graph.ok()) continue;
     Row row{std::string(p.file) + " " + p.fault, graph->num_nodes() - graph->num_inputs(), 1};

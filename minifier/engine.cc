@@ -29,7 +29,7 @@ struct MemoEntry {
 
 // One proposal on its way to a verdict.
 struct Prepared {
-  enum class State { kInvalid, kNotSmaller, kKnown, kToJudge };
+  enum class State { kInvalid, kNotSmaller, kCannotMatch, kKnown, kToJudge };
   State state = State::kInvalid;
   Candidate candidate;
   std::string key;
@@ -204,6 +204,11 @@ Prepared Engine::Prepare(const ReductionPlan& plan, const std::vector<int>& chos
   if (!(ComputeScore(p.candidate) < current_score_)) {
     ++stats_.not_smaller;
     p.state = Prepared::State::kNotSmaller;
+    return p;
+  }
+  if (!interestingness_.CanMatch(p.candidate)) {
+    ++stats_.cannot_match;
+    p.state = Prepared::State::kCannotMatch;
     return p;
   }
   p.key = CandidateKey(p.candidate);

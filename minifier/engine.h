@@ -5,9 +5,10 @@
 // round accepts nothing (a fixed point). For each reduction it asks for a
 // plan, drives the plan's search (search.h), and for each proposal builds the
 // candidate, drops it if construction or Verify fails (invalid, counted) or
-// if its score is not strictly smaller than the current one, answers it from
-// the memo when its key was judged before, and otherwise asks the
-// Interestingness (interestingness.h). With jobs > 1 it speculates: the next
+// if its score is not strictly smaller than the current one, counts it as not
+// interesting without a call when the Interestingness says it cannot match
+// (CanMatch), answers it from the memo when its key was judged before, and
+// otherwise asks the Interestingness (interestingness.h). With jobs > 1 it speculates: the next
 // `jobs` proposals, as if the earlier ones failed, are judged at once, and
 // results are taken in proposal order, so the result does not depend on
 // `jobs`.

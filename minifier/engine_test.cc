@@ -64,6 +64,40 @@ INSTANTIATE_TEST_SUITE_P(Sizes, KnownMinimum,
                            return absl::StrCat("n", info.param.nodes, "_seed", info.param.seed);
                          });
 
+// An interestingness that knows, without judging, that a graph with no relu
+// cannot fail like the planted relu: those candidates cost no call.
+class ReluOnly : public Interestingness {
+ public:
+  absl::StatusOr<InterestingnessResult> Judge(const Candidate& candidate) override {
+    ++calls;
+    without_relu += !HasChain(candidate.graph, {Op::kRelu});
+    InterestingnessResult r;
+    r.signature = HasChain(candidate.graph, {Op::kRelu}) ? kRelu : "pass";
+    r.interesting = r.signature == kRelu;
+    return r;
+  }
+  bool CanMatch(const Candidate& candidate) const override {
+    return HasChain(candidate.graph, {Op::kRelu});
+  }
+  std::atomic<int> calls{0}, without_relu{0};
+};
+
+TEST(Engine, CandidatesThatCannotMatchAreNeverJudged) {
+  RandomDagOptions dag{.seed = 4, .nodes = 200};
+  ReluOnly prefiltered;
+  absl::StatusOr<MinifyResult> result = Minify(RandomDag(dag), prefiltered, MinifyOptions());
+  ASSERT_TRUE(result.ok()) << result.status();
+  FunctionInterestingness plain = ChainInterestingness({Op::kRelu});
+  absl::StatusOr<MinifyResult> unfiltered = Minify(RandomDag(dag), plain, MinifyOptions());
+  ASSERT_TRUE(unfiltered.ok()) << unfiltered.status();
+  EXPECT_EQ(prefiltered.without_relu.load(), 0);
+  EXPECT_EQ(result->stats.oracle_calls, prefiltered.calls.load());
+  EXPECT_GT(result->stats.cannot_match, 0);
+  // The same minimum, with fewer calls.
+  EXPECT_EQ(CandidateKey(result->best), CandidateKey(unfiltered->best));
+  EXPECT_LT(result->stats.oracle_calls, unfiltered->stats.oracle_calls);
+}
+
 TEST(Engine, RejectsDriftToAnotherSignature) {
   // Keeping a relu without a sin fails differently: following that would
   // hand back another bug.

@@ -35,6 +35,10 @@ class Interestingness {
   // Must be safe to call from several threads at once. An error means the
   // candidate could not be judged (bad input); the engine drops it.
   virtual absl::StatusOr<InterestingnessResult> Judge(const Candidate& candidate) = 0;
+  // False when the candidate cannot possibly fail the expected way, known
+  // without judging it (it lacks what the expected signature names); the
+  // engine then counts it as not interesting without a call. Thread-safe.
+  virtual bool CanMatch(const Candidate& /*candidate*/) const { return true; }
 };
 
 // An Interestingness over a function of the candidate returning the observed

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "minifier/rewrite.h"
+#include "repro/oracle/failure_site.h"
 
 namespace rk::minifier {
 namespace {
@@ -48,10 +49,33 @@ bool OracleInterestingness::Matches(const repro::Verdict& verdict) const {
   if (upstream_.empty() || verdict.kind != repro::VerdictKind::kAccuracy) return false;
   std::vector<std::string> parts = AccuracyParts(verdict.signature);
   if (parts.empty() || parts[0] != subkind_ || parts[2] != dtype_) return false;
-  // The signature describes the first failing output.
+  // The signature describes one of the failing outputs (failure_site.h).
   for (const repro::OutputVerdict& o : verdict.outputs) {
-    if (o.metrics.judgement != repro::Judgement::kFail) continue;
-    return o.op == parts[1] && upstream_.contains(o.node);
+    if (o.metrics.judgement == repro::Judgement::kFail && o.op == parts[1] &&
+        upstream_.contains(o.node)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+bool OracleInterestingness::CanMatch(const Candidate& candidate) const {
+  // "op:dtype" of a nondeterministic signature.
+  if (expected_.kind == repro::VerdictKind::kNondeterministic) {
+    std::vector<std::string> parts = absl::StrSplit(expected_.detail, ':');
+    return parts.size() != 2 || repro::CanNameFailure(candidate.graph, parts[0], parts[1]);
+  }
+  std::vector<std::string> parts = AccuracyParts(expected_);
+  if (parts.empty()) return true;
+  if (repro::CanNameFailure(candidate.graph, parts[1], parts[2])) return true;
+  if (upstream_.empty()) return false;
+  const Graph& g = candidate.graph;
+  for (int i = 0; i < g.num_nodes(); ++i) {
+    if (g.node(NodeId(i)).op != compiler::Op::kInput &&
+        compiler::DTypeName(g.type(NodeId(i)).dtype) == dtype_ &&
+        upstream_.contains(g.DisplayName(NodeId(i)))) {
+      return true;
+    }
   }
   return false;
 }

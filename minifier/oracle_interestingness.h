@@ -3,10 +3,13 @@
 // dead minimizer). Interesting iff the verdict's signature equals the
 // expected one; another failure signature is drift. Judge is thread-safe.
 //
-// Accuracy failures are anchored upstream. An accuracy signature names the
-// op of the failing output, which is where the error became visible, not
-// where it started: a faulty relu feeding an add fails as
-// "accuracy:miscompile:add:f32". Constructed with the start graph, it
+// Accuracy failures are anchored upstream. An accuracy signature without a
+// planted fault to name (repro/oracle/failure_site.h) names the op of a
+// failing output, which is where the error became visible, not where it
+// started: a miscompiled relu feeding an add fails as
+// "accuracy:miscompile:add:f32" (with `relu:accuracy` planted it is
+// "accuracy:miscompile:relu:f32" from the start, and nothing needs
+// anchoring). Constructed with the start graph, it
 // also accepts an accuracy failure with the same subkind and dtype whose
 // failing output is produced by the node the expected signature names or by
 // one of that node's ancestors in the start graph (matched by node name:
@@ -56,6 +59,10 @@ class OracleInterestingness : public Interestingness {
                         repro::Signature expected, const compiler::Graph& start);
 
   absl::StatusOr<InterestingnessResult> Judge(const Candidate& candidate) override;
+  // For an accuracy or nondeterministic signature: the candidate has a node
+  // the expected signature could name (repro/oracle/failure_site.h), or, when
+  // anchoring, one of the upstream nodes with the expected dtype.
+  bool CanMatch(const Candidate& candidate) const override;
 
   // Judge candidates without the fp64 recompile from now on (see above).
   void DeferClassification() { defer_classification_ = true; }

@@ -74,6 +74,47 @@ TEST(OracleInterestingnessTest, WithoutTheStartGraphOnlyTheExactSignatureMatches
   EXPECT_FALSE(exact.Matches(AccuracyVerdict("miscompile", "relu", "r")));
 }
 
+// A candidate without a node the expected signature could name is answered
+// without the oracle (the engine counts it as cannot_match).
+TEST(OracleInterestingnessTest, CanMatchOnlyWhatHoldsTheNamedOpOrAnUpstreamNode) {
+  OracleInterestingness relu(nullptr, compiler::CompileOptions(),
+                             repro::AccuracySignature("miscompile", "relu", "f32"));
+  EXPECT_TRUE(relu.CanMatch(ParseCandidate(kGraph)));
+  EXPECT_FALSE(relu.CanMatch(ParseCandidate(R"(graph @g(%x: f32[4]) {
+  %s = sin(%x) : f32[4]
+  return %s
+})"))) << "no relu";
+  EXPECT_FALSE(relu.CanMatch(ParseCandidate(R"(graph @g(%x: f16[4]) {
+  %r = relu(%x) : f16[4]
+  return %r
+})"))) << "a relu of another dtype";
+  // An op inside a composite counts: softmax lowers to a sub.
+  OracleInterestingness sub(nullptr, compiler::CompileOptions(),
+                            repro::AccuracySignature("miscompile", "sub", "f32"));
+  EXPECT_TRUE(sub.CanMatch(ParseCandidate(R"(graph @g(%x: f32[2,4]) {
+  %p = softmax(%x) {axis=1} : f32[2,4]
+  return %p
+})")));
+  // Anchored: any start-graph node upstream of the expected op, by name.
+  Candidate start = ParseCandidate(kGraph);
+  OracleInterestingness anchored = Anchored(start);
+  EXPECT_TRUE(anchored.CanMatch(ParseCandidate(R"(graph @g(%y: f32[4]) {
+  %s = sin(%y) : f32[4]
+  return %s
+})")));
+  EXPECT_FALSE(anchored.CanMatch(ParseCandidate(R"(graph @g(%y: f32[4]) {
+  %c = cos(%y) : f32[4]
+  return %c
+})")));
+  // Other kinds of failure: always worth asking.
+  OracleInterestingness crash(nullptr, compiler::CompileOptions(),
+                              repro::CrashSignature("SIGSEGV", {}, "compile"));
+  EXPECT_TRUE(crash.CanMatch(ParseCandidate(R"(graph @g(%y: f32[4]) {
+  %c = cos(%y) : f32[4]
+  return %c
+})")));
+}
+
 TEST(OracleInterestingnessTest, NameUnnamedNodesKeepsNamesAndFillsTheRest) {
   Candidate dag = RandomDag({.seed = 3, .nodes = 10});
   NameUnnamedNodes(dag.graph);

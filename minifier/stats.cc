@@ -34,6 +34,7 @@ Json MinifyStats::ToJson() const {
   json.Set("rejected_drifts", rejected_drifts);
   json.Set("invalid_candidates", invalid_candidates);
   json.Set("not_smaller", not_smaller);
+  json.Set("cannot_match", cannot_match);
   json.Set("accepted_steps", accepted_steps);
   json.Set("values_recorded", values.recorded);
   json.Set("values_stored", values.stored);

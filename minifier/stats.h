@@ -42,6 +42,7 @@ struct MinifyStats {
   int64_t rejected_drifts = 0;     // failed with another signature
   int64_t invalid_candidates = 0;  // rejected by construction or Verify, never tested
   int64_t not_smaller = 0;         // valid but not strictly simpler, never tested
+  int64_t cannot_match = 0;        // lacks what the signature names, never tested
   int64_t accepted_steps = 0;
   // Recorded intermediates (recorded_values.h), summed over the candidates
   // whose values were recorded: values put into the run's store, read back,

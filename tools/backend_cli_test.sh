@@ -26,9 +26,10 @@ expect_exit() {  # CODE PATTERN CMD...
 # The same verdicts through the protocol as in process.
 expect_exit 0 "verdict:   pass" "$R" check "$EX/mlp.rk" --backend reprokit
 grep -q "^backend:   reprokit" out.txt || fail "check names the backend"
-expect_exit 1 "signature: accuracy:miscompile:add:f32" \
+# Named at the planted relu both ways (repro/oracle/failure_site.h).
+expect_exit 1 "signature: accuracy:miscompile:relu:f32" \
   "$R" check "$EX/mlp.rk" --backend reprokit --opt faults=relu:accuracy
-expect_exit 1 "signature: accuracy:miscompile:add:f32" \
+expect_exit 1 "signature: accuracy:miscompile:relu:f32" \
   "$R" check "$EX/mlp.rk" --opt faults=relu:accuracy
 expect_exit 1 "signature: crash:SIGSEGV@compile" \
   "$R" check "$EX/mlp.rk" --backend reprokit --opt faults=relu:crash

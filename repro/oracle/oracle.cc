@@ -18,6 +18,7 @@
 #include "repro/isolate/job_limits.h"
 #include "repro/isolate/phase.h"
 #include "repro/oracle/computation_precision.h"
+#include "repro/oracle/failure_site.h"
 #include "repro/oracle/memory_budget.h"
 #include "repro/oracle/planted_fault.h"
 #include "repro/oracle/preflight.h"
@@ -45,12 +46,14 @@ Verdict CompileErrorVerdict(const absl::Status& status, std::string_view phase) 
   return v;
 }
 
-// The first output whose bytes differ between two runs, or -1.
-int FirstDifferingOutput(const std::vector<HostTensor>& a, const std::vector<HostTensor>& b) {
+// The outputs whose bytes differ between two runs.
+std::vector<int> DifferingOutputs(const std::vector<HostTensor>& a,
+                                  const std::vector<HostTensor>& b) {
+  std::vector<int> differing;
   for (size_t i = 0; i < a.size(); ++i) {
-    if (!a[i].BitwiseEqual(b[i])) return static_cast<int>(i);
+    if (!a[i].BitwiseEqual(b[i])) differing.push_back(static_cast<int>(i));
   }
-  return -1;
+  return differing;
 }
 
 OutputVerdict Describe(const Graph& graph, int index) {
@@ -172,11 +175,16 @@ absl::StatusOr<Verdict> JudgeWith(const Graph& graph, absl::Span<const HostTenso
   }
   const std::vector<std::vector<HostTensor>>& runs = program->runs;
   for (size_t r = 1; r < runs.size(); ++r) {
-    if (int i = FirstDifferingOutput(runs[0], runs[r]); i >= 0) {
+    if (std::vector<int> differing = DifferingOutputs(runs[0], runs[r]); !differing.empty()) {
+      const FailureSite site = LocateNondeterminism(graph, options, differing);
+      const int i = site.output;
       OutputVerdict o = Describe(graph, i);
       v.kind = VerdictKind::kNondeterministic;
-      v.signature = NondeterministicSignature(o.op, o.dtype);
+      v.signature = NondeterministicSignature(site.op, site.dtype);
       v.message = absl::StrFormat("output %d (%%%s, %s) differs between two runs", i, o.node, o.op);
+      if (site.planted) {
+        absl::StrAppendFormat(&v.message, " (from the planted %s fault)", site.op);
+      }
       v.outputs.push_back(std::move(o));
       return v;
     }
@@ -194,7 +202,8 @@ absl::StatusOr<Verdict> JudgeWith(const Graph& graph, absl::Span<const HostTenso
 
   const AccuracyPolicy* policy = FindAccuracyPolicy(oracle_options.policy);
   const std::vector<compiler::DType> precisions = OutputPrecisions(graph);
-  int first_fail = -1, first_unjudged = -1;
+  int first_unjudged = -1;
+  std::vector<int> failing;
   for (int i = 0; i < static_cast<int>(runs[0].size()); ++i) {
     OutputVerdict o = Describe(graph, i);
     const HostTensor& result = runs[0][i];
@@ -202,20 +211,26 @@ absl::StatusOr<Verdict> JudgeWith(const Graph& graph, absl::Span<const HostTenso
     AccuracyOptions accuracy = oracle_options.accuracy;
     accuracy.computed_in = precisions[i];
     o.metrics = policy->Judge(result, native->outputs[i], ref64, accuracy);
-    if (o.metrics.judgement == Judgement::kFail && first_fail < 0) first_fail = i;
+    if (o.metrics.judgement == Judgement::kFail) failing.push_back(i);
     if (o.metrics.judgement == Judgement::kCannotJudge && first_unjudged < 0) first_unjudged = i;
     v.outputs.push_back(std::move(o));
   }
-  if (first_fail >= 0) {
+  if (!failing.empty()) {
+    // Named where the error started, not where it surfaced (failure_site.h).
+    const FailureSite site = LocateAccuracyFailure(graph, options, failing);
+    const int first_fail = site.output;
     const OutputVerdict& o = v.outputs[first_fail];
     v.kind = VerdictKind::kAccuracy;
     v.accuracy_subkind =
         oracle_options.classify_accuracy
             ? ClassifyAccuracy(graph, inputs, options, run_program, fp64->outputs, first_fail)
             : "unknown";
-    v.signature = AccuracySignature(v.accuracy_subkind, o.op, o.dtype);
+    v.signature = AccuracySignature(v.accuracy_subkind, site.op, site.dtype);
     v.message = absl::StrFormat("output %d (%%%s = %s, %s): %s", first_fail, o.node, o.op,
                                 o.dtype, o.metrics.reason);
+    if (site.planted) {
+      absl::StrAppendFormat(&v.message, " (from the planted %s fault)", site.op);
+    }
   } else if (first_unjudged >= 0) {
     v.kind = VerdictKind::kCannotJudge;
     v.signature = {VerdictKind::kCannotJudge, ""};

@@ -129,7 +129,8 @@ TEST_F(ReportTest, BundlePageHasVerdictCulpritChartInputsAndCommands) {
   // The graph's name is text, never markup.
   EXPECT_THAT(html, HasSubstr("<title>reprokit report: bundle @%&lt;script&gt;alert(1)&lt;/script&gt;</title>"));
   EXPECT_THAT(html, HasSubstr("<strong id=\"verdict-kind\" class=\"verdict-fail\">accuracy</strong>"));
-  EXPECT_THAT(html, HasSubstr("<code id=\"signature\">accuracy:miscompile:add:f32</code>"));
+  // The signature names the planted relu (repro/oracle/failure_site.h).
+  EXPECT_THAT(html, HasSubstr("<code id=\"signature\">accuracy:miscompile:relu:f32</code>"));
   // The output (add) fails, but %r (node 2) is the first divergent node: red
   // in the chart and the graph.
   EXPECT_THAT(html, HasSubstr("First divergent node: %r (relu, f32)"));
