@@ -264,6 +264,19 @@ TEST(ImporterTest, DefaultFloatAttributesAre32Bit) {
       << PrintInline(imported->graph) << "\nvs\n" << PrintInline(again->graph);
 }
 
+// Found by the onnx_import fuzz harness: the product of Reshape's dims
+// overflowed int64 (undefined behaviour) before any check could refuse them.
+TEST(ImporterTest, ReshapeDimsWhoseProductOverflowsAreRefused) {
+  onnx::ModelProto model = MakeModel(
+      {MakeNode("Reshape", {"x", "shape"}, {"y"}, "reshape")},
+      {{"x", onnx::TensorProto::FLOAT, {2, 4}}}, {{"y", onnx::TensorProto::FLOAT, {2, 4}}},
+      {Int64Tensor("shape", {3}, {int64_t{1} << 40, int64_t{1} << 53, -1})});
+  absl::StatusOr<ImportedModel> imported = ImportChecked(model);
+  ASSERT_FALSE(imported.ok());
+  EXPECT_EQ(imported.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(imported.status().message(), HasSubstr("more elements than 64 bits count"));
+}
+
 TEST(ImporterTest, SanitizeName) {
   EXPECT_EQ(SanitizeName("/encoder/layer.0/MatMul"), "encoder_layer.0_MatMul");
   EXPECT_EQ(SanitizeName("123"), "n123");
