@@ -2,7 +2,7 @@
 # Builds the libFuzzer harnesses of tools/fuzzers with clang++-19
 # (-fsanitize=fuzzer,address,undefined) and fuzzes each for DURATION seconds.
 #
-#   tools/fuzz_inputs.sh 25                 every harness 25 s (what ./test.sh runs)
+#   tools/fuzz_inputs.sh 20                 every harness 20 s (what ./test.sh runs)
 #   tools/fuzz_inputs.sh 3600 rk_text       one harness for an hour
 #
 # The sources of each harness are the workspace .cc files of its Bazel
