@@ -5,9 +5,10 @@
 # Extra arguments go to `bazel test` (e.g. ./test.sh --config=asan).
 #
 # After the main run come the hardening stages (docs/RELIABILITY.md), each
-# counted as one case: a chosen subset of the unit tests under ASan+UBSan, and,
-# with RK_FUZZ_SECONDS=N, every libFuzzer harness for N seconds (the corpora
-# are replayed in the main run either way). RK_QUICK=1 skips them.
+# counted as one case: a chosen subset of the unit tests under ASan+UBSan, the
+# store, worker-pool and thread tests under TSan, and every libFuzzer harness
+# for RK_FUZZ_SECONDS seconds (default 20; 0 skips the stage; the corpora are
+# replayed in the main run either way). RK_QUICK=1 skips them all.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cd "$root"
@@ -62,6 +63,11 @@ fi
 ASAN_TARGETS=(//base/... //repro/store/... //compiler/ir:parser_test //compiler/ir:printer_test
               //compiler/ir:verifier_test //tools:flags_test //tools/fuzzers:rk_text_corpus_test
               //tools/fuzzers:store_object_corpus_test //tools/fuzzers:flags_corpus_test)
+# The TSan subset: what runs threads or processes side by side and links no
+# LLVM (docs/RELIABILITY.md).
+TSAN_TARGETS=(//base:parallel_for_test //base:child_process_test //base:subprocess_test
+              //repro/store:local_store_test //repro/store:local_store_concurrency_test
+              //repro/isolate:worker_pool_test)
 stage() {  # NAME COMMAND...: one case, passed when COMMAND exits 0
   local name="$1"; shift
   local stage_log; stage_log="$(mktemp)"
@@ -81,8 +87,9 @@ if [[ "${RK_QUICK:-0}" != 1 ]]; then
   echo
   echo "== hardening stages =="
   stage asan bazel test --config=asan --test_summary=terse "${ASAN_TARGETS[@]}"
-  if [[ -n "${RK_FUZZ_SECONDS:-}" ]]; then
-    stage fuzz "$root/tools/fuzz_inputs.sh" "$RK_FUZZ_SECONDS"
+  stage tsan bazel test --config=tsan --test_summary=terse "${TSAN_TARGETS[@]}"
+  if [[ "${RK_FUZZ_SECONDS:-20}" != 0 ]]; then
+    stage fuzz "$root/tools/fuzz_inputs.sh" "${RK_FUZZ_SECONDS:-20}"
   fi
 fi
 echo "wall time: $(( $(date +%s) - start )) s"

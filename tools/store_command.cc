@@ -111,10 +111,17 @@ int Gc(repro::LocalStore& store, bool json, const std::vector<std::string>& bund
                                      "gc needs at least one --bundles DIR: without roots every "
                                      "object would count as unreferenced"));
   }
-  absl::StatusOr<absl::btree_set<Digest>> referenced =
-      repro::CollectReferencedDigests(bundles);
-  if (!referenced.ok()) return ReportError(kCommand, referenced.status());
-  absl::StatusOr<repro::GcReport> report = store.Gc(*referenced, /*dry_run=*/!yes);
+  // The references are collected once the store's objects are listed (Gc
+  // calls this), so a bundle written meanwhile keeps what it pushed.
+  size_t referenced_count = 0;
+  absl::StatusOr<repro::GcReport> report = store.Gc(
+      [&]() -> absl::StatusOr<absl::btree_set<Digest>> {
+        absl::StatusOr<absl::btree_set<Digest>> referenced =
+            repro::CollectReferencedDigests(bundles);
+        if (referenced.ok()) referenced_count = referenced->size();
+        return referenced;
+      },
+      /*dry_run=*/!yes);
   if (!report.ok()) return ReportError(kCommand, report.status());
   if (json) {
     Json removed = Json::MakeArray();
@@ -122,7 +129,7 @@ int Gc(repro::LocalStore& store, bool json, const std::vector<std::string>& bund
     Json doc = Json::MakeObject();
     doc.Set("root", Json(store.root()));
     doc.Set("dry_run", Json(!yes));
-    doc.Set("referenced", Json(static_cast<unsigned long long>(referenced->size())));
+    doc.Set("referenced", Json(static_cast<unsigned long long>(referenced_count)));
     doc.Set("kept", Json(static_cast<long long>(report->kept)));
     doc.Set("removed", std::move(removed));
     doc.Set("removed_bytes", Json(static_cast<unsigned long long>(report->removed_bytes)));
@@ -136,7 +143,7 @@ int Gc(repro::LocalStore& store, bool json, const std::vector<std::string>& bund
   std::printf("%s %zu objects (%s), kept %lld referenced by %zu digests in the bundles\n",
               yes ? "removed" : "would remove", report->removed.size(),
               HumanBytes(report->removed_bytes).c_str(), (long long)report->kept,
-              referenced->size());
+              referenced_count);
   if (!yes && !report->removed.empty()) std::printf("dry run: pass --yes to delete\n");
   return kExitOk;
 }

@@ -43,7 +43,9 @@ absl::StatusOr<int64_t> NodeContext::AttrInt(const std::string& name, int64_t fa
 
 absl::StatusOr<double> NodeContext::AttrFloat(const std::string& name, double fallback) const {
   const onnx::AttributeProto* a = FindAttr(name);
-  if (a == nullptr) return fallback;
+  // ONNX float attributes, their schema defaults included, are 32-bit: a
+  // missing epsilon=1e-5 is 1e-5f, the value an exported model spells out.
+  if (a == nullptr) return static_cast<double>(static_cast<float>(fallback));
   if (a->type() != onnx::AttributeProto::FLOAT) {
     return Error(absl::StrCat("attribute '", name, "' must be a float"));
   }

@@ -195,7 +195,10 @@ absl::Status ConvertReshape(NodeContext& ctx) {
       continue;
     }
     if (dims[i] < 0) return ctx.Error(absl::StrCat("negative dim ", dims[i], " in 'shape'"));
-    known *= dims[i];
+    if (__builtin_mul_overflow(known, dims[i], &known)) {
+      return ctx.Error(absl::StrCat("'shape' [", absl::StrJoin(dims, ","),
+                                    "] has more elements than 64 bits count"));
+    }
   }
   if (infer >= 0) {
     if (known == 0 || in.num_elements() % known != 0) {

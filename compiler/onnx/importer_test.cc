@@ -3,7 +3,9 @@
 #include <filesystem>
 #include <fstream>
 
+#include "compiler/ir/canonical_hash.h"
 #include "compiler/ir/printer.h"
+#include "compiler/onnx/exporter.h"
 #include "compiler/onnx/model_file.h"
 #include "compiler/onnx/onnx_test_util.h"
 #include "compiler/reference/interpreter.h"
@@ -234,6 +236,45 @@ TEST(ImporterTest, ActivationsDecompose) {
   // leaky: [-1, 0, 3]; softsign: x / (1 + |x|).
   EXPECT_EQ(Evaluated(imported->graph, {Floats({3}, {-2, 0, 3})}),
             (std::vector<double>{-0.5, 0, 0.75}));
+}
+
+// A float attribute left out has ONNX's 32-bit default, so the graph exports
+// (spelling the attribute out) and imports again unchanged. Found by the
+// onnx_import fuzz harness: LayerNormalization without epsilon got the double
+// 1e-5, which came back from export as 1e-5f.
+TEST(ImporterTest, DefaultFloatAttributesAre32Bit) {
+  onnx::ModelProto model = MakeModel(
+      {MakeNode("LayerNormalization", {"x", "gamma"}, {"y"}, "ln")},
+      {{"x", onnx::TensorProto::FLOAT, {2, 4}}}, {{"y", onnx::TensorProto::FLOAT, {2, 4}}},
+      {FloatTensor("gamma", {4}, {1, 1, 1, 1})});
+  absl::StatusOr<ImportedModel> imported = ImportChecked(model);
+  ASSERT_TRUE(imported.ok()) << imported.status();
+  bool found = false;
+  for (const Node& n : imported->graph.nodes()) {
+    if (n.op != Op::kLayerNorm) continue;
+    found = true;
+    EXPECT_EQ(*n.attrs.GetFloat("eps"), static_cast<double>(1e-5f));
+  }
+  EXPECT_TRUE(found) << PrintInline(imported->graph);
+  absl::StatusOr<onnx::ModelProto> exported = ExportModel(imported->graph);
+  ASSERT_TRUE(exported.ok()) << exported.status();
+  absl::StatusOr<ImportedModel> again = ImportChecked(*exported);
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(CanonicalHash(again->graph), CanonicalHash(imported->graph))
+      << PrintInline(imported->graph) << "\nvs\n" << PrintInline(again->graph);
+}
+
+// Found by the onnx_import fuzz harness: the product of Reshape's dims
+// overflowed int64 (undefined behaviour) before any check could refuse them.
+TEST(ImporterTest, ReshapeDimsWhoseProductOverflowsAreRefused) {
+  onnx::ModelProto model = MakeModel(
+      {MakeNode("Reshape", {"x", "shape"}, {"y"}, "reshape")},
+      {{"x", onnx::TensorProto::FLOAT, {2, 4}}}, {{"y", onnx::TensorProto::FLOAT, {2, 4}}},
+      {Int64Tensor("shape", {3}, {int64_t{1} << 40, int64_t{1} << 53, -1})});
+  absl::StatusOr<ImportedModel> imported = ImportChecked(model);
+  ASSERT_FALSE(imported.ok());
+  EXPECT_EQ(imported.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(imported.status().message(), HasSubstr("more elements than 64 bits count"));
 }
 
 TEST(ImporterTest, SanitizeName) {

@@ -225,14 +225,14 @@ absl::StatusOr<std::unique_ptr<ForkServer>> ForkServer::Start(WorkerMain main) {
 
 ForkServer::~ForkServer() {
   {
-    absl::MutexLock lock(&mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     channel_.Reset();
   }
   WaitRetrying(pid_, nullptr, 0);
 }
 
 absl::StatusOr<SpawnedWorker> ForkServer::Spawn(int slot) {
-  absl::MutexLock lock(&mu_);
+  std::lock_guard<std::mutex> lock(mu_);
   if (absl::Status s = SendRequest(channel_.get(), Request{Op::kSpawn, slot, 0}); !s.ok()) {
     return absl::UnavailableError(absl::StrCat("fork server gone: ", s.message()));
   }
@@ -257,7 +257,7 @@ absl::StatusOr<SpawnedWorker> ForkServer::Spawn(int slot) {
 }
 
 absl::StatusOr<ReapResult> ForkServer::Reap(pid_t pid, absl::Duration grace) {
-  absl::MutexLock lock(&mu_);
+  std::lock_guard<std::mutex> lock(mu_);
   Request req{Op::kReap, pid, absl::ToInt64Microseconds(grace)};
   if (absl::Status s = SendRequest(channel_.get(), req); !s.ok()) {
     return absl::UnavailableError(absl::StrCat("fork server gone: ", s.message()));
@@ -272,7 +272,7 @@ absl::StatusOr<ReapResult> ForkServer::Reap(pid_t pid, absl::Duration grace) {
 }
 
 void ForkServer::Discard(pid_t pid) {
-  absl::MutexLock lock(&mu_);
+  std::lock_guard<std::mutex> lock(mu_);
   (void)SendRequest(channel_.get(), Request{Op::kDiscard, pid, 0});
 }
 

@@ -15,10 +15,9 @@
 
 #include <functional>
 #include <memory>
+#include <mutex>
 
-#include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "repro/isolate/fd_io.h"
 
@@ -57,8 +56,10 @@ class ForkServer {
   ForkServer(pid_t pid, UniqueFd channel) : pid_(pid), channel_(std::move(channel)) {}
 
   const pid_t pid_;
-  absl::Mutex mu_;
-  UniqueFd channel_ ABSL_GUARDED_BY(mu_);
+  // std::mutex, not absl::Mutex: TSan sees through pthread locks, while
+  // Debian's Abseil is built without its annotations (docs/RELIABILITY.md).
+  std::mutex mu_;
+  UniqueFd channel_;  // guarded by mu_: one request and its reply at a time
 };
 
 }  // namespace rk::repro::isolate_internal

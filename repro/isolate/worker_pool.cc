@@ -10,14 +10,15 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <condition_variable>
 #include <cstring>
+#include <mutex>
 #include <thread>
 #include <utility>
 
 #include "absl/debugging/symbolize.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/synchronization/mutex.h"
 #include "base/parallel_for.h"
 #include "repro/isolate/fd_io.h"
 #include "repro/isolate/fork_server.h"
@@ -96,6 +97,11 @@ std::vector<std::string> SymbolizeStack(const WorkerSlot& slot) {
       break;
     }
   }
+  // absl::Symbolize is thread-safe, but the lock of its cache is invisible
+  // to TSan in Debian's Abseil; one stack at a time costs nothing (only
+  // crashes are symbolized) and keeps the TSan stage free of false reports.
+  static std::mutex symbolize_mu;
+  std::lock_guard<std::mutex> lock(symbolize_mu);
   for (size_t i = first; i < n && out.size() < kMaxReportedFrames; ++i) {
     char* addr = static_cast<char*>(slot.frames[i]);
     // Return addresses point after the call; look up the call itself.
@@ -171,8 +177,10 @@ class WorkerPool::Impl {
   size_t slots_bytes_ = 0;
   std::unique_ptr<ForkServer> server_;
 
-  absl::Mutex mu_;
-  absl::CondVar worker_freed_;
+  // Standard, not Abseil, locks: TSan sees through pthread, while Debian's
+  // Abseil is built without its annotations (docs/RELIABILITY.md).
+  std::mutex mu_;
+  std::condition_variable worker_freed_;
   // The vector is fixed after construction; `busy` is guarded by mu_, the
   // rest of a Worker belongs to the thread that set `busy`.
   std::vector<Worker> workers_;
@@ -216,7 +224,7 @@ WorkerPool::Impl::~Impl() {
 }
 
 WorkerPool::Impl::Worker* WorkerPool::Impl::Acquire() {
-  absl::MutexLock lock(&mu_);
+  std::unique_lock<std::mutex> lock(mu_);
   while (true) {
     Worker* idle = nullptr;
     for (Worker& worker : workers_) {
@@ -227,14 +235,14 @@ WorkerPool::Impl::Worker* WorkerPool::Impl::Acquire() {
       idle->busy = true;
       return idle;
     }
-    worker_freed_.Wait(&mu_);
+    worker_freed_.wait(lock);
   }
 }
 
 void WorkerPool::Impl::Release(Worker* worker) {
-  absl::MutexLock lock(&mu_);
+  std::lock_guard<std::mutex> lock(mu_);
   worker->busy = false;
-  worker_freed_.Signal();
+  worker_freed_.notify_one();
 }
 
 absl::Status WorkerPool::Impl::EnsureStarted(Worker& worker) {

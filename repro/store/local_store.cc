@@ -46,6 +46,33 @@ absl::StatusOr<std::vector<std::string>> SortedNames(const std::string& dir) {
   return names;
 }
 
+// Moves an object's modification time forward (at least 1 ns past what it
+// was, whatever the clock's granularity): the sign a concurrent Gc reads as
+// "stored again since I listed it". Returns false when the object is gone,
+// so the caller writes it anew. Without permission to set the time (another
+// user's object in a shared store) the object counts as present.
+bool FreshenObject(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
+  timespec now;
+  ::clock_gettime(CLOCK_REALTIME, &now);
+  timespec next = st.st_mtim;
+  if (++next.tv_nsec == 1000000000) {
+    next.tv_nsec = 0;
+    ++next.tv_sec;
+  }
+  if (now.tv_sec > next.tv_sec || (now.tv_sec == next.tv_sec && now.tv_nsec > next.tv_nsec)) {
+    next = now;
+  }
+  const timespec times[2] = {{0, UTIME_OMIT}, next};
+  if (::utimensat(AT_FDCWD, path.c_str(), times, 0) == 0) return true;
+  return errno != ENOENT && errno != ENOTDIR;
+}
+
+bool SameTime(const timespec& a, const timespec& b) {
+  return a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec;
+}
+
 bool IsDir(const std::string& path) {
   struct stat st;
   return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
@@ -116,9 +143,7 @@ absl::StatusOr<bool> LocalStore::Contains(const Digest& digest) {
 
 absl::StatusOr<Digest> LocalStore::Put(absl::string_view bytes, const PutOptions& options) {
   Digest digest = Sha256(bytes);
-  absl::StatusOr<bool> present = Contains(digest);
-  if (!present.ok()) return present.status();
-  if (*present) return digest;
+  if (FreshenObject(ObjectPath(digest))) return digest;
   StringSource source(bytes);
   return WriteNew(source, options, &digest);
 }
@@ -165,9 +190,7 @@ absl::StatusOr<Digest> LocalStore::WriteNewOrCleanUp(ByteSource& source, const P
   std::string final_path = ObjectPath(digest);
   std::string shard = final_path.substr(0, final_path.find_last_of('/'));
   if (known == nullptr) {
-    absl::StatusOr<bool> present = Contains(digest);
-    if (!present.ok()) return present.status();
-    if (*present) {
+    if (FreshenObject(final_path)) {
       ::unlink(temp.c_str());
       return digest;
     }
@@ -321,12 +344,25 @@ absl::StatusOr<StoreStats> LocalStore::Stats() {
   return stats;
 }
 
-absl::StatusOr<GcReport> LocalStore::Gc(const absl::btree_set<Digest>& referenced, bool dry_run) {
+absl::StatusOr<GcReport> LocalStore::Gc(
+    absl::FunctionRef<absl::StatusOr<absl::btree_set<Digest>>()> referenced, bool dry_run) {
+  // Listed first, then the references: an object written after the listing
+  // is no candidate, whatever references it.
   absl::StatusOr<std::vector<Entry>> entries = ScanStore(root_);
   if (!entries.ok()) return entries.status();
+  std::vector<timespec> listed_mtime(entries->size());
+  for (size_t i = 0; i < entries->size(); ++i) {
+    struct stat st;
+    if ((*entries)[i].kind == Entry::kObject && ::stat((*entries)[i].path.c_str(), &st) == 0) {
+      listed_mtime[i] = st.st_mtim;
+    }
+  }
+  absl::StatusOr<absl::btree_set<Digest>> kept = referenced();
+  if (!kept.ok()) return kept.status();
   GcReport report;
   const time_t now = std::time(nullptr);
-  for (const Entry& e : *entries) {
+  for (size_t i = 0; i < entries->size(); ++i) {
+    const Entry& e = (*entries)[i];
     if (e.kind == Entry::kTemp) {
       struct stat st;
       bool stale = ::lstat(e.path.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
@@ -337,7 +373,7 @@ absl::StatusOr<GcReport> LocalStore::Gc(const absl::btree_set<Digest>& reference
     if (e.kind != Entry::kObject) continue;
     absl::StatusOr<Digest> digest = Digest::FromHex(e.name);
     if (!digest.ok()) return digest.status();
-    if (referenced.contains(*digest)) {
+    if (kept->contains(*digest)) {
       ++report.kept;
       continue;
     }
@@ -346,10 +382,28 @@ absl::StatusOr<GcReport> LocalStore::Gc(const absl::btree_set<Digest>& reference
     absl::StatusOr<ObjectInfo> info = Stat(*digest);
     ObjectInfo removed = info.ok() ? *info : ObjectInfo{*digest, 0, uint64_t(st.st_size)};
     if (!dry_run) {
-      if (absl::Status s = Remove(*digest); !s.ok()) {
-        if (absl::IsNotFound(s)) continue;
-        return s;
+      // Renamed aside first: a Put that freshens the object after the rename
+      // finds it gone and writes it anew; one that freshened it before shows
+      // in its time, and the object goes back.
+      const std::string aside = TempPathIn(e.path.substr(0, e.path.find_last_of('/')), e.name);
+      if (::rename(e.path.c_str(), aside.c_str()) != 0) {
+        if (errno == ENOENT) continue;
+        return ErrnoStatus(errno, "removing", e.path);
       }
+      struct stat moved;
+      if (::stat(aside.c_str(), &moved) == 0 && !SameTime(moved.st_mtim, listed_mtime[i])) {
+        if (::rename(aside.c_str(), e.path.c_str()) != 0) {
+          return ErrnoStatus(errno, "putting back", e.path);
+        }
+        ++report.kept;
+        continue;
+      }
+      if (::unlink(aside.c_str()) != 0 && errno != ENOENT) {
+        return ErrnoStatus(errno, "removing", aside);
+      }
+    } else if (!SameTime(st.st_mtim, listed_mtime[i])) {
+      ++report.kept;
+      continue;
     }
     report.removed_bytes += removed.stored_size;
     report.removed.push_back(removed);

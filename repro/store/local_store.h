@@ -7,11 +7,13 @@
 // and concurrent writers of one blob both succeed. A failed write (no space,
 // read-only store, file size limit) removes its temp file and returns an
 // error naming the store and the cause. Reads check the digest of every
-// byte. Objects are never modified in place; Gc removes them.
+// byte. Objects are never modified in place; Gc removes them. A Put of a blob
+// already present moves the object's modification time forward, which tells
+// a Gc running at the same time that the object is in use again.
 //
 // Tested by repro/store/local_store_test.cc (round trips, corruption,
-// no-space and read-only errors) and local_store_concurrency_test.cc
-// (several processes writing at once).
+// no-space and read-only errors, gc against writes that race it) and
+// local_store_concurrency_test.cc (several processes writing at once).
 #ifndef REPROKIT_REPRO_STORE_LOCAL_STORE_H_
 #define REPROKIT_REPRO_STORE_LOCAL_STORE_H_
 
@@ -21,6 +23,7 @@
 #include <vector>
 
 #include "absl/container/btree_set.h"
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "repro/store/object_format.h"
@@ -87,10 +90,15 @@ class LocalStore : public Store {
   // corrupt ones so that the next Put of their blob restores them.
   absl::StatusOr<VerifyReport> Verify(bool remove_corrupt = false);
   absl::StatusOr<StoreStats> Stats();
-  // Removes every object not in `referenced` (nothing with dry_run) and temp
-  // files older than a day. Not safe against a concurrent capture that still
-  // relies on an unreferenced object: run it when no capture is in flight.
-  absl::StatusOr<GcReport> Gc(const absl::btree_set<Digest>& referenced, bool dry_run);
+  // Removes every object not in the set `referenced()` returns (nothing with
+  // dry_run) and temp files older than a day. Safe against writers running
+  // at the same time: the objects are listed before `referenced` is called,
+  // so an object written meanwhile is not a candidate, and an object that a
+  // Put stores again meanwhile (its modification time moves forward, see
+  // Put) is kept: a candidate is first renamed aside, and put back when its
+  // time changed since the listing.
+  absl::StatusOr<GcReport> Gc(
+      absl::FunctionRef<absl::StatusOr<absl::btree_set<Digest>>()> referenced, bool dry_run);
 
   const std::string& root() const { return root_; }
   std::string ObjectPath(const Digest& digest) const;

@@ -162,6 +162,9 @@ absl::Status Campaign::Setup() {
   if (ec) return absl::PermissionDeniedError(absl::StrCat(options_.out_dir, ": ", ec.message()));
   // Temporary files of the atomic writes of a run killed with SIGKILL.
   RemoveTempFilesOfGoneProcesses(options_.out_dir);
+  // Findings whose writer was killed before their finding.json: their
+  // iterations are not done, so this run finds them again.
+  RemoveIncompleteFindings(options_.out_dir);
   absl::StatusOr<CampaignStats> stats = LoadStats(options_.out_dir);
   if (!stats.ok()) return stats.status();
   stats_ = *std::move(stats);
@@ -367,6 +370,10 @@ void Campaign::HandleFailure(const Graph& graph, const std::vector<HostTensor>& 
                            absl::StrCat(".tmp-", index, "-", config.name)).string();
   std::error_code ec;
   fs::remove_all(tmp, ec);
+  if (absl::Status s = MarkFindingWriter(tmp); !s.ok()) {
+    Error(absl::StrCat("finding: ", s.message()));
+    return;
+  }
   repro::CaptureOptions capture;
   capture.captured_by = "reprokit fuzz";
   capture.command_line = options_.command_line;
@@ -499,6 +506,8 @@ void Campaign::Publish(FindingRecord record, const minifier::Candidate& best,
   stored = record;
   if (absl::Status saved = SaveFinding(options_.out_dir, stored); !saved.ok()) {
     if (stats_.errors.size() < 20) stats_.errors.push_back(std::string(saved.message()));
+  } else {
+    ClearFindingWriter(dir.string());
   }
   MaybeReportLocked(true);
 }

@@ -12,6 +12,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "base/file_util.h"
+#include "base/leftovers.h"
 
 namespace rk::fuzz {
 
@@ -21,6 +22,7 @@ namespace {
 
 constexpr char kStateFile[] = "state.json";
 constexpr char kFindingFile[] = "finding.json";
+constexpr char kWriterFile[] = ".writer";
 
 // Lenient readers: a missing or mistyped member reads as the type's zero
 // instead of failing the load.
@@ -238,6 +240,38 @@ absl::StatusOr<std::vector<FindingRecord>> LoadFindings(const std::string& out_d
 absl::Status SaveFinding(const std::string& out_dir, const FindingRecord& finding) {
   const fs::path file = fs::path(out_dir) / "findings" / finding.name / kFindingFile;
   return WriteFileAtomically(file.string(), FindingToJson(finding).DumpPretty() + "\n");
+}
+
+absl::Status MarkFindingWriter(const std::string& finding_dir) {
+  std::error_code ec;
+  fs::create_directories(finding_dir, ec);
+  if (ec) return absl::PermissionDeniedError(absl::StrCat(finding_dir, ": ", ec.message()));
+  return WriteFileAtomically((fs::path(finding_dir) / kWriterFile).string(),
+                             absl::StrCat(::getpid(), "\n"));
+}
+
+void ClearFindingWriter(const std::string& finding_dir) {
+  std::error_code ec;
+  fs::remove(fs::path(finding_dir) / kWriterFile, ec);
+}
+
+std::vector<std::string> RemoveIncompleteFindings(const std::string& out_dir) {
+  std::vector<std::string> removed;
+  std::error_code ec;
+  for (const fs::directory_entry& entry :
+       fs::directory_iterator(fs::path(out_dir) / "findings", ec)) {
+    if (!entry.is_directory(ec) || fs::exists(entry.path() / kFindingFile, ec)) continue;
+    absl::StatusOr<std::string> text = ReadFileToString((entry.path() / kWriterFile).string());
+    long pid = 0;
+    if (!text.ok() || !absl::SimpleAtoi(absl::StripAsciiWhitespace(*text), &pid) || pid <= 0 ||
+        !ProcessIsGone(pid)) {
+      continue;
+    }
+    std::error_code rm;
+    fs::remove_all(entry.path(), rm);
+    if (!rm) removed.push_back(entry.path().string());
+  }
+  return removed;
 }
 
 absl::StatusOr<CampaignStats> LoadStats(const std::string& out_dir) {

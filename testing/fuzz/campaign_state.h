@@ -7,6 +7,7 @@
 //   corpus/shard-<i>-of-<n>.done   one global iteration index per line
 //   state.json                     CampaignStats (cumulative)
 //   findings/<name>/finding.json   FindingRecord
+//   findings/<name>/.writer        pid of the writer, until finding.json exists
 //
 // Tested by testing/fuzz/campaign_state_test.cc.
 #ifndef REPROKIT_TESTING_FUZZ_CAMPAIGN_STATE_H_
@@ -33,6 +34,17 @@ absl::Status StatsFromJson(const Json& json, CampaignStats* stats);
 // Every findings/*/finding.json under `out_dir`, sorted by signature.
 absl::StatusOr<std::vector<FindingRecord>> LoadFindings(const std::string& out_dir);
 absl::Status SaveFinding(const std::string& out_dir, const FindingRecord& finding);
+
+// A finding's directory holds `.writer` (the pid of the process writing it)
+// from before it appears under findings/ until its finding.json is written.
+// A campaign killed in between leaves the directory without finding.json and
+// the iteration not done; RemoveIncompleteFindings, at the start of the next
+// run, removes such directories whose writer is gone (a live writer, a shard
+// running beside this one, is left alone), so the rerun records the finding
+// again under its own name instead of "<name>_2". Returns the paths removed.
+absl::Status MarkFindingWriter(const std::string& finding_dir);
+void ClearFindingWriter(const std::string& finding_dir);
+std::vector<std::string> RemoveIncompleteFindings(const std::string& out_dir);
 // Empty stats when state.json does not exist.
 absl::StatusOr<CampaignStats> LoadStats(const std::string& out_dir);
 absl::Status SaveStats(const std::string& out_dir, const CampaignStats& stats);

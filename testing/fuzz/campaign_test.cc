@@ -4,9 +4,14 @@
 // work. The long acceptance runs are in campaign_acceptance_test.cc.
 #include "testing/fuzz/campaign.h"
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "testing/fuzz/campaign_state.h"
@@ -65,6 +70,73 @@ TEST(CampaignTest, FindsMinimizesAndDedupsAPlantedFault) {
   EXPECT_EQ(again->stats.graphs, 12);
   ASSERT_EQ(again->findings.size(), 1u);
   EXPECT_FALSE(again->findings[0].new_this_run);
+}
+
+// A campaign killed after a finding's directory appeared but before its
+// finding.json was written: the rerun redoes that iteration and must record
+// the finding under its own name, not as a second "<name>_2".
+TEST(CampaignTest, RerunAfterAKillDoesNotDuplicateAFinding) {
+  const std::string out = TempDir("killed");
+  absl::StatusOr<CampaignSummary> s = RunCampaign(ReluOptions(out));
+  ASSERT_TRUE(s.ok()) << s.status();
+  ASSERT_EQ(s->findings.size(), 1u);
+  const FindingRecord f = s->findings[0];
+  const fs::path dir = fs::path(out) / "findings" / f.name;
+  EXPECT_FALSE(fs::exists(dir / ".writer"));  // complete: no writer named
+
+  // What SIGKILL leaves: finding.json not written, its writer gone, the
+  // iteration not in the done log.
+  fs::remove(dir / "finding.json");
+  pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  ASSERT_GT(child, 0);
+  ASSERT_EQ(::waitpid(child, nullptr, 0), child);
+  std::ofstream(dir / ".writer") << child << "\n";
+  const fs::path done = fs::path(out) / "corpus" / "shard-0-of-1.done";
+  std::ifstream in(done);
+  std::string kept, line;
+  while (std::getline(in, line)) {
+    if (line != std::to_string(f.iteration)) kept += line + "\n";
+  }
+  in.close();
+  std::ofstream(done, std::ios::trunc) << kept;
+
+  absl::StatusOr<CampaignSummary> again = RunCampaign(ReluOptions(out));
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_GE(again->run_graphs, 1);
+  ASSERT_EQ(again->findings.size(), 1u);
+  EXPECT_EQ(again->findings[0].name, f.name);
+  EXPECT_EQ(again->findings[0].signature, f.signature);
+  std::vector<std::string> dirs;
+  for (const auto& e : fs::directory_iterator(fs::path(out) / "findings")) {
+    dirs.push_back(e.path().filename().string());
+  }
+  EXPECT_EQ(dirs, std::vector<std::string>{f.name});
+}
+
+// A finding being written by a live process (a shard beside this one) is
+// left alone; one whose writer is gone is removed.
+TEST(CampaignStateTest, OnlyIncompleteFindingsOfGoneWritersAreRemoved) {
+  const std::string out = TempDir("incomplete");
+  const fs::path findings = fs::path(out) / "findings";
+  pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  ASSERT_GT(child, 0);
+  ASSERT_EQ(::waitpid(child, nullptr, 0), child);
+  ASSERT_TRUE(MarkFindingWriter((findings / "gone").string()).ok());
+  std::ofstream(findings / "gone" / ".writer", std::ios::trunc) << child << "\n";
+  ASSERT_TRUE(MarkFindingWriter((findings / "live").string()).ok());
+  fs::create_directories(findings / "old_campaign");  // no writer named: kept
+  ASSERT_TRUE(MarkFindingWriter((findings / "complete").string()).ok());
+  std::ofstream(findings / "complete" / "finding.json") << "{}\n";
+  std::ofstream(findings / "complete" / ".writer", std::ios::trunc) << child << "\n";
+
+  std::vector<std::string> removed = RemoveIncompleteFindings(out);
+  EXPECT_EQ(removed, std::vector<std::string>{(findings / "gone").string()});
+  EXPECT_FALSE(fs::exists(findings / "gone"));
+  EXPECT_TRUE(fs::exists(findings / "live"));
+  EXPECT_TRUE(fs::exists(findings / "old_campaign"));
+  EXPECT_TRUE(fs::exists(findings / "complete"));
 }
 
 TEST(CampaignTest, KnownSignaturesAreNotNew) {

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Regenerates the seeds of the store_object, unpack and bundle harnesses
-# (tools/fuzzers/corpus/) with a built reprokit: bundles captured from a graph
-# with stored constants, from the bundle harness's own graph (seeded and
-# stored inputs) and from examples/, packed; their repro.json files and store
-# objects. The rk_text seeds are examples/, tools/testdata and the graphs in
+# Regenerates the seeds of the store_object, unpack, bundle and onnx_import
+# harnesses (tools/fuzzers/corpus/) with a built reprokit: bundles captured
+# from a graph with stored constants, from the bundle harness's own graph
+# (seeded and stored inputs) and from examples/, packed; their repro.json
+# files and store objects; examples/ exported to ONNX beside the models of
+# backends/testdata. The rk_text seeds are examples/, tools/testdata and the graphs in
 # the compiler's tests; the flags seeds are written by hand.
 #
 #   tools/fuzzers/make_seeds.sh [path/to/reprokit]
@@ -39,4 +40,10 @@ done
 i=0
 for f in $(find "$tmp" -path '*blobs/cas/*' -type f | sort); do
   i=$((i + 1)); cp "$f" "$corpus/store_object/object_$i"
+done
+mkdir -p "$corpus/onnx_import"
+cp "$root"/backends/testdata/*.onnx "$corpus/onnx_import/"
+for g in attention layer_norm softmax mlp mixed_bf16; do
+  "$bin" export "$root/examples/$g.rk" --onnx -o "$tmp/$g.onnx" >/dev/null
+  cp "$tmp/$g.onnx" "$corpus/onnx_import/exported_$g.onnx"
 done
