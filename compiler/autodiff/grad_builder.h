@@ -5,9 +5,10 @@
 // every helper fails with the GraphBuilder's inference error rather than
 // adding an invalid node.
 //
-// Tested through compiler/autodiff/gradient_check_test.cc (every rule that
-// uses a helper is checked against finite differences) and
-// compiler/autodiff/grad_builder_test.cc (the scatter-like helpers alone).
+// Tested through compiler/autodiff/gradient_check_test.cc: every rule that
+// uses a helper is checked against finite differences (Unslice by slice and
+// the pools, Interleave and Reverse by conv2d, ReduceToShape by every
+// broadcasting binary op).
 #ifndef REPROKIT_COMPILER_AUTODIFF_GRAD_BUILDER_H_
 #define REPROKIT_COMPILER_AUTODIFF_GRAD_BUILDER_H_
 

@@ -359,7 +359,7 @@ TEST_P(GradientCheckTest, GradientsMatchFiniteDifferences) {
   ASSERT_NE(entry, nullptr);
   if (entry->kind == VjpKind::kSource) return;
   Rng rng(1000 + static_cast<int>(op));
-  constexpr int kTrials = 6;
+  constexpr int kTrials = 20;
   for (int trial = 0; trial < kTrials; ++trial) {
     Case c;
     ASSERT_TRUE(MakeCase(op, rng, c)) << "every op with operands needs a case";
