@@ -45,10 +45,11 @@ double NormalizedError(const HostTensor& got, const HostTensor& want) {
   return worst / std::max(scale, 1e-2);
 }
 
-// Compiles the joint graph of `forward` (all float inputs marked) for the CPU,
+// Compiles the joint graph of `forward` (all float inputs marked) for `device`,
 // runs it on seeded inputs and compares every output with the fp64
-// reference; "" or the first output beyond `tolerance`.
-std::string CheckJointOnCpu(const Graph& forward, double tolerance) {
+// reference; "" or the first output beyond `tolerance` ("unavailable" for a
+// device this machine does not have).
+std::string CheckJoint(const Graph& forward, double tolerance, const std::string& device) {
   absl::StatusOr<autodiff::JointGraph> joint =
       autodiff::BuildJointGraph(forward, autodiff::GradSpecAllFloat(forward));
   if (!joint.ok()) return joint.status().ToString();
@@ -56,8 +57,9 @@ std::string CheckJointOnCpu(const Graph& forward, double tolerance) {
       autodiff::JointInputs(*joint, SeededInputs(forward, 3), 3);
   if (!inputs.ok()) return inputs.status().ToString();
   CompileOptions options;
-  options.device = "cpu";
+  options.device = device;
   absl::StatusOr<Executable> exe = Compile(joint->graph, options);
+  if (exe.status().code() == absl::StatusCode::kUnavailable) return "unavailable";
   if (!exe.ok()) return absl::StrCat("compile: ", exe.status().ToString());
   absl::StatusOr<std::vector<HostTensor>> got = exe->Run(*inputs);
   if (!got.ok()) return absl::StrCat("run: ", got.status().ToString());
@@ -84,14 +86,13 @@ TEST(CompileJointTest, ExamplesWithEveryFloatInputMarked) {
     ASSERT_TRUE(forward.ok()) << forward.status();
     // bf16 values carry 8 bits; everything else here is f32.
     const bool bf16 = entry.path().filename() == "mixed_bf16.rk";
-    EXPECT_EQ(CheckJointOnCpu(*forward, bf16 ? 3e-2 : 1e-4), "");
+    EXPECT_EQ(CheckJoint(*forward, bf16 ? 3e-2 : 1e-4, "cpu"), "");
     ++checked;
   }
   EXPECT_GE(checked, 5);
 }
 
-TEST(CompileJointTest, GradientOpFormsCompileOnCpu) {
-  const char* graphs[] = {
+const char* const kGradientOpForms[] = {
       R"(graph @conv(%x: f32[2,4,7,6], %w: f32[6,2,3,2]) {
   %y = conv2d(%x, %w) {dilations=[2,1], groups=2, pads=[1,0,1,1], strides=[2,2]} : f32[2,6,3,3]
   return %y
@@ -118,13 +119,33 @@ TEST(CompileJointTest, GradientOpFormsCompileOnCpu) {
   %q = maximum(%s, %r) : f32[4,8]
   return %q, %m
 })",
-  };
-  for (const char* text : graphs) {
+};
+
+TEST(CompileJointTest, GradientOpFormsCompileOnCpu) {
+  for (const char* text : kGradientOpForms) {
     absl::StatusOr<Graph> forward = Parse(text);
     EXPECT_TRUE(forward.ok()) << forward.status();
     if (!forward.ok()) continue;
     SCOPED_TRACE(forward->name());
-    EXPECT_EQ(CheckJointOnCpu(*forward, 1e-4), "");
+    EXPECT_EQ(CheckJoint(*forward, 1e-4, "cpu"), "");
+  }
+}
+
+// The same on the CUDA backend where this machine has a GPU (skipped
+// otherwise); the examples too, with the GPU's wider f32 budget for exp/tanh.
+TEST(CompileJointTest, JointGraphsCompileOnCuda) {
+  std::vector<Graph> graphs;
+  for (const char* text : kGradientOpForms) graphs.push_back(*Parse(text));
+  for (const auto& entry : std::filesystem::directory_iterator(ExamplesDir())) {
+    if (entry.path().extension() == ".rk" && entry.path().filename() != "mixed_bf16.rk") {
+      graphs.push_back(*ParseFile(entry.path().string()));
+    }
+  }
+  for (const Graph& forward : graphs) {
+    SCOPED_TRACE(forward.name());
+    const std::string result = CheckJoint(forward, 1e-4, "cuda");
+    if (result == "unavailable") GTEST_SKIP() << "no usable GPU";
+    EXPECT_EQ(result, "");
   }
 }
 
