@@ -6,6 +6,8 @@
 // times are medians.
 //
 //   bazel run -c opt //bench:autodiff_bench -- [EXAMPLES_DIR]
+//   bazel run -c opt //bench:autodiff_bench -- phases N   (one cold compile each of
+//       the N-node random forward and joint graphs, split by phase)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -83,11 +85,38 @@ Graph RandomForward(int nodes) {
   }
 }
 
+// Where one cold compile of the forward and of the joint graph spends its time.
+void Phases(int nodes) {
+  const Graph forward = RandomForward(nodes);
+  absl::StatusOr<autodiff::JointGraph> joint =
+      autodiff::BuildJointGraph(forward, autodiff::GradSpecAllFloat(forward));
+  if (!joint.ok()) std::exit(1);
+  std::printf("| graph | nodes | kernels | passes | fusion | kernel IR | LLVM IR | O2 | codegen | "
+              "link | total (ms) |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
+  for (const Graph* g : {&forward, &joint->graph}) {
+    cpu::KernelCache::Global().Clear();
+    CompileOptions options;
+    options.device = "cpu";
+    absl::StatusOr<Executable> exe = Compile(*g, options);
+    if (!exe.ok()) std::exit(1);
+    const PhaseTimings& t = exe->timings();
+    std::printf("| %s | %d | %zu | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f |\n",
+                g == &forward ? "forward" : "joint", g->num_nodes(),
+                exe->fusion_groups().size(), t.passes_ms, t.fusion_ms, t.kernel_ir_ms,
+                t.llvm_ir_ms, t.optimize_ms, t.codegen_ms, t.link_ms, t.total_ms());
+    std::fflush(stdout);
+  }
+}
+
 }  // namespace
 }  // namespace rk::compiler
 
 int main(int argc, char** argv) {
   using namespace rk::compiler;
+  if (argc > 2 && std::string(argv[1]) == "phases") {
+    Phases(std::atoi(argv[2]));
+    return 0;
+  }
   std::string dir = argc > 1 ? argv[1] : "examples";
   if (const char* ws = std::getenv("BUILD_WORKSPACE_DIRECTORY"); ws != nullptr && argc <= 1) {
     dir = std::string(ws) + "/examples";
