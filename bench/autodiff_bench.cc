@@ -93,7 +93,8 @@ void Phases(int nodes) {
   if (!joint.ok()) std::exit(1);
   std::printf("| graph | nodes | kernels | passes | fusion | kernel IR | LLVM IR | O2 | codegen | "
               "link | total (ms) |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
-  for (const Graph* g : {&forward, &joint->graph}) {
+  const Graph* graphs[] = {&forward, &joint->graph};
+  for (const Graph* g : graphs) {
     cpu::KernelCache::Global().Clear();
     CompileOptions options;
     options.device = "cpu";
