@@ -28,7 +28,7 @@ absl::Status GraphBuilder::CheckName(const std::string& name) const {
   return absl::OkStatus();
 }
 
-NodeId GraphBuilder::Input(const std::string& name, TensorType type) {
+NodeId GraphBuilder::Input(const std::string& name, TensorType type, bool grad) {
   absl::Status status;
   if (graph_.num_inputs() != graph_.num_nodes()) {
     status = absl::InvalidArgumentError(
@@ -42,12 +42,18 @@ NodeId GraphBuilder::Input(const std::string& name, TensorType type) {
           absl::StrCat("input '%", name, "' has a negative dimension: ", type.ToString()));
     }
   }
+  if (status.ok() && grad && !IsFloat(type.dtype)) {
+    status = absl::InvalidArgumentError(absl::StrCat(
+        "input '%", name, "' is marked grad but has type ", type.ToString(),
+        "; only float inputs have gradients"));
+  }
   if (!status.ok()) {
     if (deferred_error_.ok()) deferred_error_ = status;
     return NodeId();
   }
   Node node;
   node.op = Op::kInput;
+  if (grad) node.attrs.Set(kGradAttr, true);
   node.type = std::move(type);
   node.name = name;
   if (!name.empty()) names_.insert(name);

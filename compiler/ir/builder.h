@@ -29,8 +29,9 @@ class GraphBuilder {
   explicit GraphBuilder(std::string graph_name = "main");
 
   // A graph input. Fails (returns an invalid id and records the error, see
-  // Build) if a non-input node was already added or the name is taken.
-  NodeId Input(const std::string& name, TensorType type);
+  // Build) if a non-input node was already added, the name is taken, or `grad`
+  // (mark it for a gradient, graph.h's kGradAttr) is asked of a non-float type.
+  NodeId Input(const std::string& name, TensorType type, bool grad = false);
 
   // Adds a node whose type is inferred. `name` may be empty.
   absl::StatusOr<NodeId> Add(Op op, absl::Span<const NodeId> operands, Attributes attrs = {},

@@ -12,6 +12,17 @@ namespace {
 
 using ::testing::HasSubstr;
 
+TEST(GraphBuilderTest, GradMarksOnlyFloatInputs) {
+  GraphBuilder b("g");
+  NodeId x = b.Input("x", TensorType(DType::kBF16, {2}), /*grad=*/true);
+  EXPECT_TRUE(x.valid());
+  NodeId i = b.Input("i", TensorType(DType::kI32, {2}), /*grad=*/true);
+  EXPECT_FALSE(i.valid());
+  absl::StatusOr<Graph> g = b.Build();
+  EXPECT_THAT(g.status().message(),
+              HasSubstr("input '%i' is marked grad but has type i32[2]; only float inputs"));
+}
+
 TEST(GraphBuilderTest, BuildsAVerifiedGraphWithInferredTypes) {
   GraphBuilder b("mlp");
   NodeId x = b.Input("x", TensorType(DType::kF32, {8, 128}));

@@ -2,6 +2,13 @@
 
 namespace rk::compiler {
 
+bool IsMarkedForGrad(const Node& node) {
+  if (node.op != Op::kInput) return false;
+  auto it = node.attrs.values().find(kGradAttr);
+  return it != node.attrs.values().end() && std::holds_alternative<bool>(it->second) &&
+         std::get<bool>(it->second);
+}
+
 std::vector<NodeId> Graph::inputs() const {
   std::vector<NodeId> ids;
   for (int i = 0; i < num_nodes(); ++i) {

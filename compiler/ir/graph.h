@@ -5,6 +5,8 @@
 // - node i's operands all have ids < i, so storage order is a topological order;
 // - the graph's inputs are exactly the kInput nodes and come first (ids 0..k-1),
 //   in signature order;
+// - an input carries no attributes except `grad` (true): the input is marked
+//   for a gradient (reverse-mode autodiff, compiler/autodiff), float only;
 // - every node's type equals InferType of its op, operand types and attributes;
 // - outputs name existing nodes (a node may be returned more than once);
 // - node names, when present, are unique and made of [A-Za-z0-9_.].
@@ -53,6 +55,14 @@ struct Node {
            type == other.type && name == other.name;
   }
 };
+
+// The attribute that marks a graph input for a gradient (`%w: f32[4] grad` in
+// the text format). It changes what the graph means to a harness that judges
+// gradients, so it is printed, hashed and serialized like any attribute.
+inline constexpr char kGradAttr[] = "grad";
+
+// Whether `node` is an input marked for a gradient.
+bool IsMarkedForGrad(const Node& node);
 
 class Graph {
  public:

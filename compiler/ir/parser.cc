@@ -164,7 +164,17 @@ class Parser {
       if (absl::Status s = Expect(TokenKind::kColon, "':'"); !s.ok()) return s;
       absl::StatusOr<TensorType> type = ParseType();
       if (!type.ok()) return type.status();
-      NodeId id = builder_.Input(*name, *type);
+      bool grad = false;
+      if (token_.kind == TokenKind::kIdent && token_.text == kGradAttr) {
+        if (!IsFloat(type->dtype)) {
+          return ErrorAt(token_, absl::StrCat("'grad' on input '%", name_token.value, "' of type ",
+                                              type->ToString(),
+                                              ": only float inputs have gradients"));
+        }
+        Take();
+        grad = true;
+      }
+      NodeId id = builder_.Input(*name, *type, grad);
       if (!id.valid()) return ErrorAt(name_token, builder_.Build().status().message());
       if (token_.kind == TokenKind::kRParen) break;
       if (absl::Status s = Expect(TokenKind::kComma, "',' or ')'"); !s.ok()) return s;

@@ -6,6 +6,10 @@
 #include <cstdio>
 #include <fstream>
 
+#include "compiler/ir/canonical_hash.h"
+#include "compiler/ir/printer.h"
+#include "compiler/ir/verifier.h"
+
 namespace rk::compiler {
 namespace {
 
@@ -198,6 +202,54 @@ TEST(ParserTest, ParseFileNamesThePath) {
   ASSERT_FALSE(g.ok());
   EXPECT_THAT(std::string(g.status().message()), StartsWith(path + ":2:10: undefined value '%y'"));
   EXPECT_EQ(ParseFile(path + ".missing").status().code(), absl::StatusCode::kNotFound);
+}
+
+TEST(ParserTest, GradMarkersParsePrintAndRoundTrip) {
+  const std::string text =
+      "graph @f(%x: f32[4] grad, %w: f32[4,4] grad, %i: i32[4], %b: bf16[2]) {\n"
+      "  %y = matmul(%w, %w) : f32[4,4]\n"
+      "  return %y, %x\n"
+      "}\n";
+  absl::StatusOr<Graph> g = Parse(text);
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_TRUE(IsMarkedForGrad(g->node(NodeId(0))));
+  EXPECT_TRUE(IsMarkedForGrad(g->node(NodeId(1))));
+  EXPECT_FALSE(IsMarkedForGrad(g->node(NodeId(2))));
+  EXPECT_FALSE(IsMarkedForGrad(g->node(NodeId(3))));
+  EXPECT_EQ(PrintInline(*g), text);
+  EXPECT_TRUE(Verify(*g).ok());
+}
+
+TEST(ParserTest, GradMarkerChangesTheCanonicalHash) {
+  absl::StatusOr<Graph> plain = Parse("graph @f(%x: f32[4]) {\n  return %x\n}\n");
+  absl::StatusOr<Graph> marked = Parse("graph @f(%x: f32[4] grad) {\n  return %x\n}\n");
+  ASSERT_TRUE(plain.ok() && marked.ok());
+  EXPECT_NE(*plain, *marked);
+  EXPECT_NE(CanonicalHash(*plain), CanonicalHash(*marked));
+  EXPECT_THAT(PrintCanonical(*marked), HasSubstr("%0: f32[4] grad)"));
+}
+
+TEST(ParserTest, GradOnANonFloatInputIsAnErrorAtTheMarker) {
+  EXPECT_EQ(ErrorLine("graph @f(%x: f32[4], %i: i32[4] grad) {\n  return %x\n}\n"),
+            "<input>:1:33: 'grad' on input '%i' of type i32[4]: only float inputs have gradients");
+  EXPECT_THAT(ErrorLine("graph @f(%b: bool[] grad) {\n  return %b\n}\n"),
+              HasSubstr("only float inputs have gradients"));
+  // Any other word after a type is still a syntax error.
+  EXPECT_THAT(ErrorLine("graph @f(%x: f32[4] grads) {\n  return %x\n}\n"), HasSubstr("1:21"));
+}
+
+TEST(VerifierGradTest, OnlyATrueGradMarkOnAFloatInput) {
+  absl::StatusOr<Graph> g = Parse("graph @f(%x: f32[4] grad, %i: i32[4]) {\n  return %x\n}\n");
+  ASSERT_TRUE(g.ok());
+  Graph bad = *g;
+  bad.mutable_node(NodeId(1)).attrs.Set(kGradAttr, true);
+  EXPECT_THAT(Verify(bad).message(), HasSubstr("only float inputs have gradients"));
+  bad = *g;
+  bad.mutable_node(NodeId(0)).attrs.Set(kGradAttr, int64_t{1});
+  EXPECT_THAT(Verify(bad).message(), HasSubstr("no attributes but grad=true"));
+  bad = *g;
+  bad.mutable_node(NodeId(0)).attrs.Set("axis", int64_t{1});
+  EXPECT_FALSE(Verify(bad).ok());
 }
 
 }  // namespace

@@ -27,7 +27,7 @@ class Printer {
       const Node& node = graph_.node(NodeId(i));
       if (node.op != Op::kInput) continue;
       absl::StrAppend(&out_, first ? "" : ", ", ValueName(NodeId(i)), ": ",
-                      node.type.ToString());
+                      node.type.ToString(), IsMarkedForGrad(node) ? " grad" : "");
       first = false;
     }
     absl::StrAppend(&out_, ") {\n");

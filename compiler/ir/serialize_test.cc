@@ -50,6 +50,20 @@ TEST(SerializeTest, RoundTripsAndRejectsTruncation) {
   }
 }
 
+TEST(SerializeTest, KeepsGradMarks) {
+  GraphBuilder b("g");
+  NodeId x = b.Input("x", TensorType(DType::kF32, {4}), /*grad=*/true);
+  NodeId w = b.Input("w", TensorType(DType::kF32, {4}));
+  ASSERT_TRUE(b.Output(*b.Binary(Op::kMul, x, w)).ok());
+  absl::StatusOr<Graph> g = b.Build();
+  ASSERT_TRUE(g.ok());
+  absl::StatusOr<Graph> back = DeserializeGraph(SerializeGraph(*g));
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_TRUE(*back == *g);
+  EXPECT_TRUE(IsMarkedForGrad(back->node(NodeId(0))));
+  EXPECT_FALSE(IsMarkedForGrad(back->node(NodeId(1))));
+}
+
 TEST(SerializeTest, HugeCountsAreRejectedBeforeAllocating) {
   std::string bytes = SerializeGraph(Sample());
   // The graph name's length follows the version: claim 2^62 bytes.

@@ -41,7 +41,15 @@ absl::Status CheckInput(const Graph& graph, int id, bool seen_non_input) {
     return NodeError(graph, id, "inputs must come before all other nodes");
   }
   if (!node.operands.empty()) return NodeError(graph, id, "an input takes no operands");
-  if (!node.attrs.empty()) return NodeError(graph, id, "an input carries no attributes");
+  for (const auto& [name, value] : node.attrs.values()) {
+    if (name != kGradAttr || !std::holds_alternative<bool>(value) || !std::get<bool>(value)) {
+      return NodeError(graph, id, "an input carries no attributes but grad=true");
+    }
+    if (!IsFloat(node.type.dtype)) {
+      return NodeError(graph, id, absl::StrCat("marked grad but has type ", node.type.ToString(),
+                                               "; only float inputs have gradients"));
+    }
+  }
   return CheckType(graph, id);
 }
 

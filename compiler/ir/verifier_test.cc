@@ -76,7 +76,7 @@ TEST(VerifierTest, InputWithOperandsOrAttributes) {
   ExpectError(g, "node %y (input): an input takes no operands");
   Graph h = Sample();
   h.mutable_node(NodeId(0)).attrs.Set("k", int64_t{1});
-  ExpectError(h, "node %x (input): an input carries no attributes");
+  ExpectError(h, "node %x (input): an input carries no attributes but grad=true");
 }
 
 TEST(VerifierTest, NegativeDimension) {

@@ -16,6 +16,23 @@ constexpr FaultKind kAllKinds[] = {
     FaultKind::kNondeterministic, FaultKind::kDropLast,     FaultKind::kWrongIndex,
 };
 
+constexpr char kVjpPrefix[] = "vjp:";
+constexpr size_t kVjpPrefixSize = 4;
+
+// The backward-only faults: each models a real gradient-rule bug and keeps
+// the gradient's shape, so only its values are wrong.
+struct VjpFault {
+  Op op;
+  FaultKind kind;
+};
+constexpr VjpFault kVjpFaults[] = {
+    {Op::kTranspose, FaultKind::kWrongPerm},
+    {Op::kReduceSum, FaultKind::kDropBroadcast},
+    {Op::kMatmul, FaultKind::kReshapeTranspose},
+    {Op::kSoftmax, FaultKind::kDropSum},
+    {Op::kMul, FaultKind::kSwapOperands},
+};
+
 constexpr FaultKind kProcessKinds[] = {FaultKind::kCompileError, FaultKind::kCrash,
                                        FaultKind::kAbort, FaultKind::kHang};
 
@@ -55,7 +72,12 @@ bool ComputesNoValue(Op op) {
 
 std::vector<FaultKind> ValidKinds(std::string_view target) {
   std::vector<FaultKind> kinds;
-  if (std::optional<Op> op = ParseOp(target); op.has_value() && IsFaultableOp(*op)) {
+  if (target.substr(0, kVjpPrefixSize) == kVjpPrefix) {
+    std::optional<Op> op = ParseOp(target.substr(kVjpPrefixSize));
+    for (const VjpFault& fault : kVjpFaults) {
+      if (op.has_value() && fault.op == *op) kinds.push_back(fault.kind);
+    }
+  } else if (std::optional<Op> op = ParseOp(target); op.has_value() && IsFaultableOp(*op)) {
     for (FaultKind kind : kAllKinds) {
       if (kind == FaultKind::kWrongIndex) continue;
       if (kind == FaultKind::kDropLast && *op != Op::kReduceSum) continue;
@@ -80,6 +102,9 @@ std::string ValidTargets() {
     if (IsFaultableOp(op)) targets.emplace_back(OpName(op));
   }
   for (const std::string& pass : FaultablePasses()) targets.push_back(pass);
+  for (const VjpFault& fault : kVjpFaults) {
+    targets.push_back(absl::StrCat(kVjpPrefix, std::string(OpName(fault.op))));
+  }
   return absl::StrJoin(targets, ", ");
 }
 
@@ -90,10 +115,13 @@ std::string KindList(const std::vector<FaultKind>& kinds) {
 }
 
 absl::StatusOr<Fault> ParseOne(const std::string& spec) {
-  size_t colon = spec.find(':');
+  // A backward-only fault's target is itself "vjp:<op>".
+  const size_t skip = spec.rfind(kVjpPrefix, 0) == 0 ? kVjpPrefixSize : 0;
+  size_t colon = spec.find(':', skip);
   if (colon == std::string::npos || colon == 0 || colon + 1 == spec.size()) {
     return absl::InvalidArgumentError(
-        absl::StrCat("fault '", spec, "': expected <op-or-pass>:<kind>, e.g. relu:accuracy"));
+        absl::StrCat("fault '", spec,
+                     "': expected <op-or-pass>:<kind> or vjp:<op>:<kind>, e.g. relu:accuracy"));
   }
   std::string target = spec.substr(0, colon);
   std::string kind_text = spec.substr(colon + 1);
@@ -138,6 +166,11 @@ std::string_view FaultKindName(FaultKind kind) {
     case FaultKind::kNondeterministic: return "nondeterministic";
     case FaultKind::kDropLast: return "drop_last";
     case FaultKind::kWrongIndex: return "wrong_index";
+    case FaultKind::kWrongPerm: return "wrong_perm";
+    case FaultKind::kDropBroadcast: return "drop_broadcast";
+    case FaultKind::kReshapeTranspose: return "reshape_transpose";
+    case FaultKind::kDropSum: return "drop_sum";
+    case FaultKind::kSwapOperands: return "swap_operands";
   }
   return "unknown";
 }
@@ -160,6 +193,10 @@ bool FaultSet::Has(std::string_view target, FaultKind kind) const {
 }
 
 bool FaultSet::Has(Op op, FaultKind kind) const { return Has(OpName(op), kind); }
+
+bool FaultSet::HasVjp(Op op, FaultKind kind) const {
+  return Has(absl::StrCat(kVjpPrefix, std::string(OpName(op))), kind);
+}
 
 absl::Status FaultSet::FireCompileTimeFaults(std::string_view target) const {
   for (const Fault& fault : faults_) {

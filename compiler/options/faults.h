@@ -14,6 +14,12 @@
 //   reduce_sum:drop_last   reductions skip the last element of each row
 //   fuse:wrong_index       off-by-one index when a reduction is fused with an epilogue
 //   <pass>:<compile_error|crash|abort|hang>  fires when the pass applies a rewrite
+//   vjp:<op>:<kind>        a wrong gradient rule: compiler/autodiff's
+//                          BuildJointGraph emits a faulty backward for the op
+//                          (forward untouched; compiling ignores these):
+//                          vjp:transpose:wrong_perm, vjp:reduce_sum:drop_broadcast,
+//                          vjp:matmul:reshape_transpose, vjp:softmax:drop_sum,
+//                          vjp:mul:swap_operands
 // Each fires only where its op or pattern is present in the graph being
 // compiled (after optional passes), so the minimal failing graph is known.
 //
@@ -41,12 +47,18 @@ enum class FaultKind {
   kNondeterministic,
   kDropLast,
   kWrongIndex,
+  // Backward-only (target "vjp:<op>"), applied by compiler/autodiff.
+  kWrongPerm,
+  kDropBroadcast,
+  kReshapeTranspose,
+  kDropSum,
+  kSwapOperands,
 };
 
 std::string_view FaultKindName(FaultKind kind);  // "accuracy", "drop_last", ...
 
 struct Fault {
-  std::string target;  // op or pass name
+  std::string target;  // op or pass name, or "vjp:<op>"
   FaultKind kind;
 };
 
@@ -60,6 +72,8 @@ class FaultSet {
   bool empty() const { return faults_.empty(); }
   bool Has(std::string_view target, FaultKind kind) const;
   bool Has(Op op, FaultKind kind) const;
+  // Whether the backward-only fault vjp:<op>:<kind> is planted.
+  bool HasVjp(Op op, FaultKind kind) const;
   const std::vector<Fault>& faults() const { return faults_; }
 
   // Fires the process-level faults (compile_error, crash, abort, hang) for

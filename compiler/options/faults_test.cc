@@ -90,6 +90,41 @@ TEST(FaultsTest, RejectsValueFaultsOnOpsThatComputeNoValue) {
   MustParse({"pad:accuracy", "cast:accuracy", "full:runtime_crash", "concat:runtime_crash"});
 }
 
+TEST(FaultsTest, ParsesBackwardOnlyFaults) {
+  FaultSet set = MustParse({"vjp:transpose:wrong_perm", "vjp:reduce_sum:drop_broadcast",
+                            "vjp:matmul:reshape_transpose", "vjp:softmax:drop_sum",
+                            "vjp:mul:swap_operands"});
+  EXPECT_EQ(set.faults().size(), 5u);
+  EXPECT_TRUE(set.HasVjp(Op::kTranspose, FaultKind::kWrongPerm));
+  EXPECT_TRUE(set.Has("vjp:transpose", FaultKind::kWrongPerm));
+  EXPECT_FALSE(set.Has(Op::kTranspose, FaultKind::kWrongPerm)) << "forward faults are separate";
+  EXPECT_FALSE(set.HasVjp(Op::kTranspose, FaultKind::kDropSum));
+  EXPECT_TRUE(set.HasVjp(Op::kSoftmax, FaultKind::kDropSum));
+  // A backward fault never fires at compile time.
+  EXPECT_TRUE(set.FireCompileTimeFaults("transpose").ok());
+  EXPECT_TRUE(set.FireCompileTimeFaults("vjp:transpose").ok());
+  EXPECT_EQ(FaultKindName(FaultKind::kReshapeTranspose), "reshape_transpose");
+}
+
+TEST(FaultsTest, RejectsBackwardFaultsThatDoNotApply) {
+  const std::vector<BadSpec> cases = {
+      {"vjp:transpose:drop_sum", "kind 'drop_sum' does not apply to 'vjp:transpose'; valid kinds: wrong_perm"},
+      {"vjp:relu:wrong_perm", "unknown target 'vjp:relu'"},
+      {"vjp:nope:wrong_perm", "unknown target 'vjp:nope'"},
+      {"vjp:transpose", "expected <op-or-pass>:<kind> or vjp:<op>:<kind>"},
+      {"vjp:transpose:", "expected"},
+      {"transpose:wrong_perm", "does not apply to 'transpose'"},
+      {"vjp:", "expected"},
+  };
+  for (const BadSpec& c : cases) {
+    absl::StatusOr<FaultSet> set = FaultSet::Parse({c.spec});
+    EXPECT_EQ(set.status().code(), absl::StatusCode::kInvalidArgument) << c.spec;
+    EXPECT_THAT(set.status().message(), HasSubstr(c.message)) << c.spec;
+  }
+  absl::StatusOr<FaultSet> set = FaultSet::Parse({"relux:accuracy"});
+  EXPECT_THAT(set.status().message(), HasSubstr("vjp:transpose, vjp:reduce_sum"));
+}
+
 TEST(FaultsTest, ValidTargetsIncludeOptionalPasses) {
   absl::StatusOr<FaultSet> set = FaultSet::Parse({"nope:crash"});
   ASSERT_FALSE(set.ok());
