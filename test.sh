@@ -7,7 +7,7 @@
 # After the main run come the hardening stages (docs/RELIABILITY.md), each
 # counted as one case: a chosen subset of the unit tests under ASan+UBSan, the
 # store, worker-pool and thread tests under TSan, and every libFuzzer harness
-# for RK_FUZZ_SECONDS seconds (default 20; 0 skips the stage; the corpora are
+# for RK_FUZZ_SECONDS seconds (default 10; 0 skips the stage; the corpora are
 # replayed in the main run either way). RK_QUICK=1 skips them all.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -88,8 +88,8 @@ if [[ "${RK_QUICK:-0}" != 1 ]]; then
   echo "== hardening stages =="
   stage asan bazel test --config=asan --test_summary=terse "${ASAN_TARGETS[@]}"
   stage tsan bazel test --config=tsan --test_summary=terse "${TSAN_TARGETS[@]}"
-  if [[ "${RK_FUZZ_SECONDS:-20}" != 0 ]]; then
-    stage fuzz "$root/tools/fuzz_inputs.sh" "${RK_FUZZ_SECONDS:-20}"
+  if [[ "${RK_FUZZ_SECONDS:-10}" != 0 ]]; then
+    stage fuzz "$root/tools/fuzz_inputs.sh" "${RK_FUZZ_SECONDS:-10}"
   fi
 fi
 echo "wall time: $(( $(date +%s) - start )) s"

@@ -50,6 +50,7 @@ grep -Eq "^  k[0-9]+ +compiled " "$out" || fail "--timings names no compiled ker
 grep -q "from the disk cache 0" "$out" || fail "--timings lacks the cache counts"
 
 # Where the cache lives.
+unset REPROKIT_KERNEL_CACHE  # .bazelrc turns it off for every other test
 home="$TEST_TMPDIR/home"
 mkdir -p "$home"
 HOME="$home" REPROKIT_KERNEL_CACHE=off "$bin" compile "$examples/softmax.rk" >"$out" 2>"$err" ||
