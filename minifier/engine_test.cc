@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <cmath>
+#include <functional>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -131,10 +132,10 @@ TEST(Engine, SameResultForAnyJobCount) {
   }
 }
 
-// Speculation guesses that a proposal is answered like the one before it,
-// so a search that keeps succeeding (cut_head shrinking to its culprit)
-// wastes nothing: -j 2 stays within the single-culprit budget.
-TEST(Engine, SpeculationStaysWithinTheBudget) {
+// Minimizes the relu out of 1,000-node DAGs (seeds 5-8) with -j 1 and -j 2,
+// checks that -j 2 used exactly -j 1's calls and hands each result to `check`.
+void MinifyRandomDagsAtJobs1And2(
+    bool costly_oracle, const std::function<void(uint64_t, int, const MinifyResult&)>& check) {
   for (uint64_t seed : {5, 6, 7, 8}) {
     Candidate start = RandomDag({.seed = seed, .nodes = 1000});
     int64_t calls_j1 = 0;
@@ -142,43 +143,40 @@ TEST(Engine, SpeculationStaysWithinTheBudget) {
       FunctionInterestingness interestingness = ChainInterestingness({Op::kRelu});
       MinifyOptions options;
       options.jobs = jobs;
+      options.costly_oracle = costly_oracle;
       absl::StatusOr<MinifyResult> result = Minify(start, interestingness, options);
       ASSERT_TRUE(result.ok()) << result.status();
       if (jobs == 1) calls_j1 = result->stats.oracle_calls;
       EXPECT_EQ(result->stats.oracle_calls_used, calls_j1) << "seed " << seed;
-      EXPECT_LE(result->stats.oracle_calls, Budget(1, 1000)) << "seed " << seed << " -j " << jobs;
+      check(seed, jobs, *result);
     }
   }
 }
 
+// Speculation guesses that a proposal is answered like the one before it,
+// so a search that keeps succeeding (cut_head shrinking to its culprit)
+// wastes nothing: -j 2 stays within the single-culprit budget.
+TEST(Engine, SpeculationStaysWithinTheBudget) {
+  MinifyRandomDagsAtJobs1And2(false, [](uint64_t seed, int jobs, const MinifyResult& result) {
+    EXPECT_LE(result.stats.oracle_calls, Budget(1, 1000)) << "seed " << seed << " -j " << jobs;
+  });
+}
+
 // A costly oracle's schedule (window_scan and keep_cone before truncate_tail)
-// reaches the same
-// single relu, spending at most log2(N) calls more than the budget on cones
-// that do not fail, and -j does not change it.
+// reaches the same single relu, spending at most log2(N) calls more than the
+// budget on probes that do not fail, and -j does not change it.
 TEST(Engine, CostlyOracleScheduleReachesTheCulpritWithinTheBudget) {
-  for (uint64_t seed : {5, 6, 7, 8}) {
-    Candidate start = RandomDag({.seed = seed, .nodes = 1000});
-    int64_t calls_j1 = 0;
-    for (int jobs : {1, 2}) {
-      FunctionInterestingness interestingness = ChainInterestingness({Op::kRelu});
-      MinifyOptions options;
-      options.jobs = jobs;
-      options.costly_oracle = true;
-      absl::StatusOr<MinifyResult> result = Minify(start, interestingness, options);
-      ASSERT_TRUE(result.ok()) << result.status();
-      if (jobs == 1) calls_j1 = result->stats.oracle_calls;
-      EXPECT_EQ(result->stats.oracle_calls_used, calls_j1) << "seed " << seed;
-      EXPECT_EQ(result->stats.final_score.compute_nodes(), 1) << "seed " << seed;
-      EXPECT_TRUE(HasChain(result->best.graph, {Op::kRelu})) << "seed " << seed;
-      if (jobs == 1) {
-        EXPECT_LE(result->stats.oracle_calls, Budget(1, 1000) + std::log2(1000.0))
-            << "seed " << seed;
-      }
-      bool cone = false;
-      for (const ReductionStats& r : result->stats.reductions) cone |= r.name == "keep_cone";
-      EXPECT_TRUE(cone) << "seed " << seed;
+  MinifyRandomDagsAtJobs1And2(true, [](uint64_t seed, int jobs, const MinifyResult& result) {
+    EXPECT_EQ(result.stats.final_score.compute_nodes(), 1) << "seed " << seed;
+    EXPECT_TRUE(HasChain(result.best.graph, {Op::kRelu})) << "seed " << seed;
+    if (jobs == 1) {
+      EXPECT_LE(result.stats.oracle_calls, Budget(1, 1000) + std::log2(1000.0))
+          << "seed " << seed;
     }
-  }
+    bool window = false;
+    for (const ReductionStats& r : result.stats.reductions) window |= r.name == "window_scan";
+    EXPECT_TRUE(window) << "seed " << seed;
+  });
 }
 
 TEST(Engine, StartThatDoesNotFailIsFailedPrecondition) {

@@ -82,7 +82,9 @@ absl::StatusOr<TensorType> InferSlice(Op op, const TensorType& x, const Attribut
                      start[i], " limit ", limit[i]);
     }
     if (stride[i] < 1) return OpError(op, "axis ", i, ": stride must be >= 1, got ", stride[i]);
-    dims[i] = (limit[i] - start[i] + stride[i] - 1) / stride[i];
+    // ceil((limit - start) / stride) without overflow for any stride.
+    const int64_t extent = limit[i] - start[i];
+    dims[i] = extent == 0 ? 0 : (extent - 1) / stride[i] + 1;
   }
   return TensorType(x.dtype, Shape(std::move(dims)));
 }

@@ -1,6 +1,7 @@
 #include "compiler/ir/shape_inference.h"
 
 #include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -248,6 +249,12 @@ TEST(ShapeInferenceTest, Slice) {
             "error: slice: axis 0: need 0 <= start <= limit <= 4, got start 0 limit 5");
   EXPECT_EQ(Infer(Op::kSlice, {F32({4})}, {{"start", Ints{0}}, {"limit", Ints{4}}, {"stride", Ints{0}}}),
             "error: slice: axis 0: stride must be >= 1, got 0");
+  // The largest stride takes one element; computing the size must not overflow
+  // (found by the ONNX importer's fuzz harness).
+  EXPECT_EQ(Infer(Op::kSlice, {F32({4})},
+                  {{"start", Ints{1}}, {"limit", Ints{4}},
+                   {"stride", Ints{std::numeric_limits<int64_t>::max()}}}),
+            "f32[1]");
   EXPECT_TRUE(Fails(Op::kSlice, {F32({4, 4})}, {{"start", Ints{0}}, {"limit", Ints{4}}, {"stride", Ints{1}}}));
   EXPECT_TRUE(Fails(Op::kSlice, {F32({4})}, {{"start", Ints{3}}, {"limit", Ints{2}}, {"stride", Ints{1}}}));
 }

@@ -353,7 +353,8 @@ TEST(LocalStoreTest, GcKeepsAnObjectStoredAgainWhileItCollectsReferences) {
     absl::StatusOr<GcReport> report = store->Gc(
         [&]() -> absl::StatusOr<absl::btree_set<Digest>> {
           EXPECT_EQ(*store->Put("stored again while gc runs"), again);
-          StringSource source(RandomBytes(3000, 4));
+          const std::string bytes = RandomBytes(3000, 4);  // StringSource only views it
+          StringSource source(bytes);
           EXPECT_EQ(*store->PutStream(source), stream_again);
           return absl::btree_set<Digest>{};
         },
