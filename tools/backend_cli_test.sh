@@ -120,4 +120,33 @@ SH
 chmod +x version99
 expect_exit 2 "speaks protocol version 99; this reprokit speaks version 1" \
   "$R" check "$EX/mlp.rk" --backend ./version99
+# A warm pool (docs/BACKENDS.md, "A warm pool"): commands send their requests
+# to it, with the same verdicts, and it keeps the isolation (a crash is a
+# verdict, the pool goes on).
+POOL_DIR="$(mktemp -d /tmp/rkpool.XXXXXX)"
+export REPROKIT_BACKEND_POOL_DIR="$POOL_DIR"
+trap 'REPROKIT_BACKEND_POOL=auto "$R" backend-pool stop reprokit >/dev/null 2>&1 || true; rm -rf "$POOL_DIR"' EXIT
+expect_exit 2 "unknown action 'begin'" "$R" backend-pool begin reprokit
+expect_exit 2 "no pool of 'reprokit' is running" "$R" backend-pool status reprokit
+expect_exit 0 "backend pool of 'reprokit' with 2 processes" \
+  "$R" backend-pool start reprokit -j 2 --idle 120
+expect_exit 0 "already serves" "$R" backend-pool start reprokit -j 2
+served() { "$R" backend-pool status reprokit --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["served"])'; }
+[[ "$(served)" == 0 ]] || fail "a new pool has served requests"
+REPROKIT_BACKEND_POOL=auto expect_exit 1 "signature: accuracy:miscompile:relu:f32" \
+  "$R" check "$EX/mlp.rk" --backend reprokit --opt faults=relu:accuracy
+after_check="$(served)"
+(( after_check >= 1 )) || fail "check did not use the pool (served $after_check)"
+REPROKIT_BACKEND_POOL=auto expect_exit 1 "signature: crash:SIGSEGV@compile" \
+  "$R" check "$EX/mlp.rk" --backend reprokit --opt faults=relu:crash
+REPROKIT_BACKEND_POOL=auto expect_exit 0 "verdict:   pass" "$R" check "$EX/mlp.rk" --backend reprokit
+(( $(served) > after_check + 1 )) || fail "the pool did not serve the later checks"
+# REPROKIT_BACKEND_POOL=off (the test default) leaves the pool alone.
+before_off="$(served)"
+expect_exit 0 "verdict:   pass" "$R" check "$EX/mlp.rk" --backend reprokit
+[[ "$(served)" == "$before_off" ]] || fail "REPROKIT_BACKEND_POOL=off still used the pool"
+expect_exit 0 "stopping reprokit" "$R" backend-pool stop reprokit
+for _ in $(seq 50); do ls "$POOL_DIR"/*.sock >/dev/null 2>&1 || break; sleep 0.1; done
+ls "$POOL_DIR"/*.sock >/dev/null 2>&1 && fail "the stopped pool left its socket"
+expect_exit 2 "no pool of 'reprokit' is running" "$R" backend-pool status reprokit
 echo "PASS"

@@ -191,10 +191,11 @@ BackendProcess::Pump BackendProcess::PumpUntilFrame(std::string_view to_write, a
 }
 
 BackendOutcome BackendProcess::Run(const std::string& request, int64_t request_id,
-                                   absl::Span<const compiler::TensorType> outputs, int runs) {
+                                   absl::Span<const compiler::TensorType> outputs, int runs,
+                                   absl::Duration timeout) {
   BackendOutcome outcome;
   const absl::Time start = absl::Now();
-  const absl::Time deadline = start + limits_.timeout;
+  const absl::Time deadline = start + timeout;
   stderr_tail_.clear();
   out_buffer_.clear();
   uint64_t max_payload = 1 << 20;

@@ -25,6 +25,7 @@
 #include "absl/types/span.h"
 #include "base/child_process.h"
 #include "compiler/ir/shape.h"
+#include "repro/backend/backend_channel.h"
 #include "repro/backend/locate.h"
 #include "repro/backend/protocol.h"
 
@@ -36,24 +37,7 @@ struct BackendLimits {
   int64_t memory_bytes = int64_t{8} << 30;           // RLIMIT_DATA; 0 = none
 };
 
-struct BackendOutcome {
-  enum class Kind {
-    kReply,          // `reply` holds a result or failure
-    kTimedOut,       // killed after the timeout
-    kCrashed,        // died from `signal`
-    kExited,         // exited (or closed stdout) during the request
-    kProtocolError,  // wrote something that is not the protocol; killed
-  };
-  Kind kind = Kind::kProtocolError;
-  RunReply reply;
-  int signal = 0;
-  std::string phase;        // the last phase the backend reported ("" if none)
-  std::string stderr_tail;  // up to 4 KiB
-  std::string what;         // kExited / kProtocolError: what happened
-  double seconds = 0;       // request sent -> outcome
-};
-
-class BackendProcess {
+class BackendProcess : public BackendChannel {
  public:
   // Starts the backend and reads its hello. NotFound: the program is missing
   // or not executable; FailedPrecondition: another protocol version;
@@ -64,14 +48,18 @@ class BackendProcess {
   // Asks the backend to shut down, waits a second, then kills the group.
   ~BackendProcess();
 
-  const BackendHello& hello() const { return hello_; }
+  const BackendHello& hello() const override { return hello_; }
   const BackendCommand& command() const { return command_; }
-  bool alive() const { return child_ != nullptr; }
+  bool alive() const override { return child_ != nullptr; }
 
-  // Sends `frame` (an encoded run request with `request_id`) and waits for
-  // its reply, checked against the graph's output types and `runs`.
   BackendOutcome Run(const std::string& frame, int64_t request_id,
-                     absl::Span<const compiler::TensorType> outputs, int runs);
+                     absl::Span<const compiler::TensorType> outputs, int runs,
+                     absl::Duration timeout) override;
+  // With the limits' timeout.
+  BackendOutcome Run(const std::string& frame, int64_t request_id,
+                     absl::Span<const compiler::TensorType> outputs, int runs) {
+    return Run(frame, request_id, outputs, runs, limits_.timeout);
+  }
 
  private:
   BackendProcess(BackendCommand command, BackendLimits limits)

@@ -1,6 +1,8 @@
 #include "repro/oracle/backend_runner.h"
 
 #include <csignal>
+#include <cstdlib>
+#include <mutex>
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
@@ -8,6 +10,8 @@
 #include "absl/strings/str_split.h"
 #include "compiler/ir/printer.h"
 #include "repro/backend/graph_json.h"
+#include "repro/backend/pool_client.h"
+#include "repro/backend/pool_wire.h"
 #include "repro/oracle/signature.h"
 
 namespace rk::repro {
@@ -50,11 +54,38 @@ absl::StatusOr<std::unique_ptr<BackendRunner>> BackendRunner::Create(const std::
                                                                      const BackendLimits& limits) {
   absl::StatusOr<BackendCommand> command = LocateBackend(spec);
   if (!command.ok()) return command.status();
-  std::unique_ptr<BackendRunner> runner(
-      new BackendRunner(*command, limits, std::max(1, processes)));
-  absl::StatusOr<std::unique_ptr<BackendProcess>> first = BackendProcess::Start(*command, limits);
-  if (!first.ok()) return first.status();
-  runner->hello_ = (*first)->hello();
+  std::unique_ptr<BackendRunner> runner(new BackendRunner(*command, limits));
+  processes = std::max(1, processes);
+  std::unique_ptr<BackendChannel> first;
+  ChannelPool::Factory factory;
+  const char* pool_env = std::getenv("REPROKIT_BACKEND_POOL");
+  absl::StatusOr<std::string> socket = BackendPoolSocket(*command, limits.memory_bytes, /*make_folder=*/false);
+  if ((pool_env == nullptr || std::string(pool_env) != "off") && socket.ok()) {
+    absl::StatusOr<std::unique_ptr<PoolConnection>> connection =
+        PoolConnection::Connect(*socket, limits.start_timeout);
+    if (connection.ok()) {
+      runner->pool_socket_ = *socket;
+      first = *std::move(connection);
+      factory = [path = *socket, allowance = limits.start_timeout]()
+          -> absl::StatusOr<std::unique_ptr<BackendChannel>> {
+        absl::StatusOr<std::unique_ptr<PoolConnection>> c = PoolConnection::Connect(path, allowance);
+        if (!c.ok()) return c.status();
+        return std::unique_ptr<BackendChannel>(*std::move(c));
+      };
+    }
+  }
+  if (first == nullptr) {
+    absl::StatusOr<std::unique_ptr<BackendProcess>> process =
+        BackendProcess::Start(*command, limits);
+    if (!process.ok()) return process.status();
+    first = *std::move(process);
+    factory = [command = *command, limits]() -> absl::StatusOr<std::unique_ptr<BackendChannel>> {
+      absl::StatusOr<std::unique_ptr<BackendProcess>> p = BackendProcess::Start(command, limits);
+      if (!p.ok()) return p.status();
+      return std::unique_ptr<BackendChannel>(*std::move(p));
+    };
+  }
+  runner->hello_ = first->hello();
   if (runner->hello_.Wants("onnx")) {
     std::lock_guard<std::mutex> lock(exporter_mutex);
     if (onnx_exporter == nullptr) {
@@ -63,8 +94,8 @@ absl::StatusOr<std::unique_ptr<BackendRunner>> BackendRunner::Create(const std::
           "export ONNX"));
     }
   }
-  runner->idle_.push_back(*std::move(first));
-  --runner->slots_;
+  runner->channels_ = std::make_unique<ChannelPool>(std::move(factory), processes, std::move(first));
+  if (processes > 1) runner->channels_->Prestart();
   return runner;
 }
 
@@ -84,36 +115,6 @@ absl::Status BackendRunner::CheckOptions(const compiler::CompileOptions& options
                                                absl::StrJoin(hello_.devices, ", "), ")"));
   }
   return absl::OkStatus();
-}
-
-absl::StatusOr<std::unique_ptr<BackendProcess>> BackendRunner::Acquire() {
-  std::unique_lock<std::mutex> lock(mutex_);
-  available_.wait(lock, [&] { return !idle_.empty() || slots_ > 0; });
-  if (!idle_.empty()) {
-    std::unique_ptr<BackendProcess> p = std::move(idle_.back());
-    idle_.pop_back();
-    if (p->alive()) return p;
-    ++slots_;  // a dead one is replaced below
-  }
-  --slots_;
-  lock.unlock();
-  absl::StatusOr<std::unique_ptr<BackendProcess>> started = BackendProcess::Start(command_, limits_);
-  if (!started.ok()) {
-    std::lock_guard<std::mutex> relock(mutex_);
-    ++slots_;
-    available_.notify_one();
-  }
-  return started;
-}
-
-void BackendRunner::Release(std::unique_ptr<BackendProcess> process) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (process != nullptr && process->alive()) {
-    idle_.push_back(std::move(process));
-  } else {
-    ++slots_;
-  }
-  available_.notify_one();
 }
 
 absl::StatusOr<ProgramRuns> BackendRunner::Run(const Graph& graph,
@@ -178,10 +179,10 @@ absl::StatusOr<ProgramRuns> BackendRunner::Run(const Graph& graph,
   for (compiler::NodeId id : graph.outputs()) outputs.push_back(graph.type(id));
   const std::string frame = EncodeRunRequest(request, json_payload);
 
-  absl::StatusOr<std::unique_ptr<BackendProcess>> process = Acquire();
-  if (!process.ok()) return process.status();
-  BackendOutcome outcome = (*process)->Run(frame, request.id, outputs, runs);
-  Release(*std::move(process));
+  absl::StatusOr<std::unique_ptr<BackendChannel>> channel = channels_->Acquire();
+  if (!channel.ok()) return channel.status();
+  BackendOutcome outcome = (*channel)->Run(frame, request.id, outputs, runs, limits_.timeout);
+  channels_->Release(*std::move(channel));
 
   const std::string phase = outcome.phase.empty() ? "backend" : outcome.phase;
   const std::string who = absl::StrCat("backend '", hello_.name, "'");

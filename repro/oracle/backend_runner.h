@@ -1,6 +1,8 @@
 // Judging an external backend (docs/BACKENDS.md): a pool of its processes,
-// one per concurrent judgement, each started on first use and restarted after
-// it crashed or timed out; a request's outcome becomes ProgramRuns the oracle
+// one per concurrent judgement, the first started at once and the others in
+// the background, each restarted after it crashed or timed out; or, when a
+// warm pool (`reprokit backend-pool`) serves the same backend, connections to
+// it, so no process is started at all; a request's outcome becomes ProgramRuns the oracle
 // judges like the built-in compiler's (crash, timeout, compile_error, or
 // outputs), and a graph with an op, dtype or device the backend did not
 // declare is cannot_judge without being sent.
@@ -15,12 +17,9 @@
 #define REPROKIT_REPRO_ORACLE_BACKEND_RUNNER_H_
 
 #include <atomic>
-#include <condition_variable>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
-#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
@@ -28,6 +27,7 @@
 #include "compiler/ir/tensor.h"
 #include "compiler/options/compile_options.h"
 #include "repro/backend/backend_process.h"
+#include "repro/backend/channel_pool.h"
 #include "repro/oracle/program_runs.h"
 
 namespace rk::repro {
@@ -40,13 +40,17 @@ class BackendRunner {
   using OnnxExporter = std::function<absl::StatusOr<std::string>(const compiler::Graph&)>;
   static void SetOnnxExporter(OnnxExporter exporter);
 
-  // Finds the backend and starts its first process (for the hello).
+  // Finds the backend and connects to its warm pool when one serves it
+  // (unless $REPROKIT_BACKEND_POOL is "off"), else starts its first process
+  // (for the hello) and the other `processes - 1` in the background.
   static absl::StatusOr<std::unique_ptr<BackendRunner>> Create(const std::string& spec,
                                                                int processes,
                                                                const BackendLimits& limits);
 
   const BackendHello& hello() const { return hello_; }
   const BackendCommand& command() const { return command_; }
+  // The warm pool's socket when requests go to one, else "".
+  const std::string& pool_socket() const { return pool_socket_; }
 
   // The options' backend_options are all declared, and the device is one the
   // backend has.
@@ -58,18 +62,14 @@ class BackendRunner {
                                   const compiler::CompileOptions& options, int runs);
 
  private:
-  BackendRunner(BackendCommand command, BackendLimits limits, int processes)
-      : command_(std::move(command)), limits_(limits), slots_(processes) {}
-  absl::StatusOr<std::unique_ptr<BackendProcess>> Acquire();
-  void Release(std::unique_ptr<BackendProcess> process);
+  BackendRunner(BackendCommand command, BackendLimits limits)
+      : command_(std::move(command)), limits_(limits) {}
 
   BackendCommand command_;
   BackendLimits limits_;
   BackendHello hello_;
-  std::mutex mutex_;
-  std::condition_variable available_;
-  std::vector<std::unique_ptr<BackendProcess>> idle_;
-  int slots_;  // processes that may still be handed out (running or not yet started)
+  std::string pool_socket_;
+  std::unique_ptr<ChannelPool> channels_;
   std::atomic<int64_t> next_id_{1};
 };
 
