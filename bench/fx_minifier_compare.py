@@ -21,7 +21,12 @@ Oracle calls, wall time and final node count of each go into a Markdown table
 (printed and written to OUT/fx_minifier_compare.md).
 
   fx_minifier_compare.py --out DIR [--sizes 50,200,1000] [--seeds 1,2]
-      [--device cpu|cuda] [--reprokit PATH] [--jobs N] [--skip-fx] [--skip-reprokit] [--dry]
+      [--device cpu|cuda] [--reprokit PATH] [--jobs N] [--pool] [--skip-fx]
+      [--skip-reprokit] [--dry]
+
+--pool starts `reprokit backend-pool start torch_inductor -j N` for each graph
+(with that graph's fresh caches) before capture and stops it after minify; its
+start-up (import torch) is reported apart, as fx_minifier's is not timed.
 
 --dry writes only the .rk files and the fx code (DIR/N<n>_s<seed>.{rk,py}); it
 needs no torch.
@@ -149,7 +154,17 @@ def run_fx_minifier(dag, seed, device, bug):
             "ops": ops}
 
 
-def run_reprokit(reprokit, rk_path, work, device, bug, jobs=1):
+def start_pool(reprokit, env, jobs):
+    """A warm pool for capture and minify (docs/BACKENDS.md, "A warm pool"); its seconds."""
+    started = time.monotonic()
+    p = subprocess.run([reprokit, "backend-pool", "start", "torch_inductor", "-j", str(jobs),
+                        "--idle", "900"], capture_output=True, text=True, env=env)
+    if p.returncode != 0:
+        raise RuntimeError("backend-pool start exited %d: %s" % (p.returncode, p.stderr[-400:]))
+    return time.monotonic() - started
+
+
+def run_reprokit(reprokit, rk_path, work, device, bug, jobs=1, pool=False):
     bundle = os.path.join(work, "bundle")
     minimized = os.path.join(work, "bundle.min")
     opts = []
@@ -163,6 +178,13 @@ def run_reprokit(reprokit, rk_path, work, device, bug, jobs=1):
     # compiled for fx_minifier (or an earlier graph) is reused.
     env["TORCHINDUCTOR_CACHE_DIR"] = os.path.join(work, "inductor-cache")
     env["TRITON_CACHE_DIR"] = os.path.join(work, "triton-cache")
+    pool_seconds = None
+    if pool:
+        env["REPROKIT_BACKEND_POOL"] = "auto"
+        pool_seconds = start_pool(reprokit, env, jobs)
+        started = time.monotonic()
+    else:
+        env["REPROKIT_BACKEND_POOL"] = "off"
     p = subprocess.run(capture, capture_output=True, text=True, env=env)
     capture_seconds = time.monotonic() - started
     if p.returncode not in (0, 1):
@@ -171,6 +193,9 @@ def run_reprokit(reprokit, rk_path, work, device, bug, jobs=1):
     p = subprocess.run([reprokit, "minify", bundle, "-o", minimized, "--json", "-j", str(jobs)],
                        capture_output=True, text=True, env=env)
     seconds = time.monotonic() - started
+    if pool:
+        subprocess.run([reprokit, "backend-pool", "stop", "torch_inductor"], capture_output=True,
+                       env=env)
     try:
         stats = json.loads(p.stdout[p.stdout.index("{"):])
     except ValueError:
@@ -179,7 +204,7 @@ def run_reprokit(reprokit, rk_path, work, device, bug, jobs=1):
     return {"calls": stats.get("oracle_calls"), "seconds": seconds,
             "minify_seconds": stats.get("seconds"), "capture_seconds": capture_seconds,
             "nodes": final.get("compute_nodes"), "one_minimal": stats.get("one_minimal"),
-            "signature": stats.get("signature"), "jobs": jobs}
+            "signature": stats.get("signature"), "jobs": jobs, "pool_start_seconds": pool_seconds}
 
 
 def main(argv):
@@ -190,6 +215,9 @@ def main(argv):
     p.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
     p.add_argument("--reprokit", default=None, help="the reprokit binary")
     p.add_argument("--jobs", type=int, default=1, help="reprokit minify -j")
+    p.add_argument("--pool", action="store_true",
+                   help="start a warm backend pool (-j processes) per graph before capture; "
+                        "its start-up is reported apart, like fx_minifier's import of torch")
     p.add_argument("--skip-fx", action="store_true")
     p.add_argument("--skip-reprokit", action="store_true")
     p.add_argument("--dry", action="store_true", help="write the .rk and fx code only")
@@ -223,7 +251,7 @@ def main(argv):
                     work = os.path.join(args.out, stem + ".work")
                     os.makedirs(work, exist_ok=True)
                     row["reprokit"] = run_reprokit(args.reprokit, rk_path, work, args.device, bug,
-                                                   args.jobs)
+                                                   args.jobs, args.pool)
             rows.append(row)
             print(json.dumps(row), flush=True)
     if args.dry:
