@@ -8,6 +8,11 @@
 //                               graph, and three in ops that composites lower
 //                               to (known minimum: that op alone); each case
 //                               runs with -j 1 and with -j 2
+//   minify_bench grad [SEEDS]   a backward-only fault (vjp:mul:swap_operands)
+//                               on the one mul of random DAGs whose inputs are
+//                               all marked `grad`: the oracle judges the joint
+//                               graph (forward outputs and gradients); known
+//                               minimum: that mul alone
 //
 // Prints one row per (fault, N): cases reaching the known minimum, oracle
 // calls (mean / max) against 2*k*log2(N)+20, cache hits, wall time. Real rows
@@ -28,6 +33,7 @@
 #include "minifier/engine.h"
 #include "minifier/minifier_test_util.h"
 #include "minifier/oracle_interestingness.h"
+#include "repro/oracle/gradients.h"
 #include "repro/oracle/oracle.h"
 
 namespace rk::minifier {
@@ -175,6 +181,33 @@ void RunRealCase(repro::Oracle& oracle, Row& row, Candidate start, const std::st
   row.same_graph += CandidateKey(one.best) == CandidateKey(two.best);
 }
 
+void RunGrad(int seeds) {
+  repro::Oracle::Config config;
+  config.workers = 2;
+  absl::StatusOr<std::unique_ptr<repro::Oracle>> oracle = repro::Oracle::Create(config);
+  if (!oracle.ok()) {
+    std::fprintf(stderr, "oracle: %s\n", oracle.status().ToString().c_str());
+    return;
+  }
+  PrintRealHeader();
+  const char* fault = "vjp:mul:swap_operands";
+  for (int n : {50, 200, 1000}) {
+    Row row{fault, n, 1};
+    for (int seed = 1; seed <= seeds; ++seed) {
+      Candidate start = RandomDag({.seed = static_cast<uint64_t>(seed), .nodes = n,
+                                   .planted = {Op::kMul}});
+      absl::StatusOr<compiler::Graph> marked = repro::ApplyGradFlag(start.graph, "all-float");
+      if (!marked.ok()) {
+        std::fprintf(stderr, "grad: %s\n", marked.status().ToString().c_str());
+        return;
+      }
+      start.graph = *std::move(marked);
+      RunRealCase(**oracle, row, std::move(start), fault, Op::kMul);
+    }
+    if (row.cases > 0) PrintRealRow(row);
+  }
+}
+
 void RunReal(int seeds) {
   repro::Oracle::Config config;
   config.workers = 2;
@@ -228,8 +261,10 @@ int main(int argc, char** argv) {
     rk::minifier::RunFake(seeds);
   } else if (mode == "real") {
     rk::minifier::RunReal(seeds);
+  } else if (mode == "grad") {
+    rk::minifier::RunGrad(seeds);
   } else {
-    std::fprintf(stderr, "usage: minify_bench fake|real [SEEDS]\n");
+    std::fprintf(stderr, "usage: minify_bench fake|real|grad [SEEDS]\n");
     return 2;
   }
   return 0;

@@ -105,7 +105,15 @@ Candidate RandomDag(const RandomDagOptions& options) {
     }
     bool binary = rng() % 3 == 0;
     Op op = binary ? kFillerBinary[rng() % 3] : kFillerUnary[rng() % 6];
-    if (!IsFillerOp(op, options.planted)) op = Op::kNeg;
+    if (!IsFillerOp(op, options.planted)) {
+      // Another filler of the same arity, so the planted op stays unique.
+      for (Op other : kFillerUnary) {
+        if (!binary && IsFillerOp(other, options.planted)) op = other;
+      }
+      for (Op other : kFillerBinary) {
+        if (binary && IsFillerOp(other, options.planted)) op = other;
+      }
+    }
     std::vector<NodeId> operands = {pick()};
     if (binary) operands.push_back(pick());
     values.push_back(ValueOrDie(builder.Add(op, operands)));

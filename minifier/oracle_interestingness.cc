@@ -6,6 +6,7 @@
 #include "absl/strings/str_split.h"
 #include "minifier/rewrite.h"
 #include "repro/oracle/failure_site.h"
+#include "repro/oracle/gradients.h"
 
 namespace rk::minifier {
 namespace {
@@ -14,11 +15,23 @@ using compiler::Graph;
 using compiler::NodeId;
 
 // "miscompile:add:f32" -> {"miscompile", "add", "f32"}; empty when malformed.
+// A gradient signature ("miscompile:grad:transpose:f32") gives the same three.
 std::vector<std::string> AccuracyParts(const repro::Signature& signature) {
-  if (signature.kind != repro::VerdictKind::kAccuracy) return {};
-  std::vector<std::string> parts = absl::StrSplit(signature.detail, ':');
-  if (parts.size() != 3) return {};
-  return parts;
+  std::optional<repro::AccuracyDetail> d = repro::ParseAccuracyDetail(signature);
+  if (!d.has_value()) return {};
+  return {d->subkind, d->op, d->dtype};
+}
+
+bool IsGradientSignature(const repro::Signature& signature) {
+  std::optional<repro::AccuracyDetail> d = repro::ParseAccuracyDetail(signature);
+  return d.has_value() && d->gradient;
+}
+
+bool HasMarkedInput(const Graph& graph) {
+  for (NodeId id : graph.inputs()) {
+    if (compiler::IsMarkedForGrad(graph.node(id))) return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -28,7 +41,8 @@ OracleInterestingness::OracleInterestingness(repro::Oracle* oracle,
                                              repro::Signature expected, const Graph& start)
     : OracleInterestingness(oracle, std::move(options), std::move(expected)) {
   std::vector<std::string> parts = AccuracyParts(expected_);
-  if (parts.empty()) return;
+  // A gradient failure is matched exactly: its outputs are the joint graph's.
+  if (parts.empty() || IsGradientSignature(expected_)) return;
   subkind_ = parts[0];
   dtype_ = parts[2];
   std::vector<bool> above(start.num_nodes(), false);
@@ -67,6 +81,13 @@ bool OracleInterestingness::CanMatch(const Candidate& candidate) const {
   }
   std::vector<std::string> parts = AccuracyParts(expected_);
   if (parts.empty()) return true;
+  if (IsGradientSignature(expected_)) {
+    // No marked input, no gradient to fail. A planted vjp:<op> fault names a
+    // forward op; otherwise the name is the joint graph's, not checked here.
+    if (!HasMarkedInput(candidate.graph)) return false;
+    if (!repro::FindPlantedVjpSite(candidate.graph, options_).has_value()) return true;
+    return repro::CanNameFailure(candidate.graph, parts[1], parts[2]);
+  }
   if (repro::CanNameFailure(candidate.graph, parts[1], parts[2])) return true;
   if (upstream_.empty()) return false;
   const Graph& g = candidate.graph;
@@ -92,7 +113,8 @@ absl::StatusOr<InterestingnessResult> OracleInterestingness::Judge(const Candida
       verdict->accuracy_subkind == "unknown" && !expected_parts.empty()) {
     if (std::vector<std::string> parts = AccuracyParts(verdict->signature); !parts.empty()) {
       verdict->accuracy_subkind = expected_parts[0];
-      verdict->signature = repro::AccuracySignature(expected_parts[0], parts[1], parts[2]);
+      verdict->signature = repro::AccuracySignatureLike(
+          *repro::ParseAccuracyDetail(verdict->signature), expected_parts[0], parts[1], parts[2]);
     }
   }
   InterestingnessResult result;

@@ -47,12 +47,24 @@ struct Rebuild {
   std::vector<NodeId> mapped;
   std::vector<HostTensor> inputs;
   absl::flat_hash_set<std::string> names;
+  // Whether a gradient flows into each base node: a float value computed
+  // from an input marked `grad`. A cut keeps such a value differentiable (the
+  // new input is marked), as PyTorch's minifier keeps requires_grad on the
+  // placeholders it makes.
+  std::vector<bool> needs_grad;
 
   Rebuild(const Candidate& b, RecordedValues* v, const GraphEdit& e)
       : base(b), values(v), edit(e), builder(b.graph.name()),
-        mapped(b.graph.num_nodes()) {
-    for (const Node& node : base.graph.nodes()) {
+        mapped(b.graph.num_nodes()), needs_grad(b.graph.num_nodes(), false) {
+    for (int i = 0; i < base.graph.num_nodes(); ++i) {
+      const Node& node = base.graph.node(NodeId(i));
       if (!node.name.empty()) names.insert(node.name);
+      if (node.op == Op::kInput) {
+        needs_grad[i] = compiler::IsMarkedForGrad(node);
+        continue;
+      }
+      if (!compiler::IsFloat(node.type.dtype)) continue;
+      for (NodeId operand : node.operands) needs_grad[i] = needs_grad[i] || needs_grad[operand.value];
     }
   }
 
@@ -64,7 +76,7 @@ struct Rebuild {
       if (node.op != Op::kInput) break;
       int position = input_index++;
       if (edit.actions[i] == Action::kDrop || edit.actions[i] == Action::kToFull) continue;
-      mapped[i] = builder.Input(node.name, node.type);
+      mapped[i] = builder.Input(node.name, node.type, compiler::IsMarkedForGrad(node));
       inputs.push_back(base.inputs[position]);
     }
     for (int i = 0; i < g.num_nodes(); ++i) {
@@ -77,7 +89,7 @@ struct Rebuild {
       if (!value.ok()) return value.status();
       std::string stem = node.name.empty() ? absl::StrCat("v", i) : node.name;
       if (!node.name.empty()) names.erase(node.name);
-      mapped[i] = builder.Input(FreshName(stem, names), node.type);
+      mapped[i] = builder.Input(FreshName(stem, names), node.type, needs_grad[i]);
       inputs.push_back(*std::move(value));
     }
     return absl::OkStatus();
@@ -165,7 +177,10 @@ absl::StatusOr<Candidate> RebuildOnInputs(const Candidate& base, std::vector<Hos
     Node node = g.node(NodeId(i));
     if (node.op == Op::kInput) {
       if (next_input >= inputs.size()) return absl::InternalError("too few inputs");
-      mapped[i] = builder.Input(node.name, inputs[next_input++].type());
+      // A mark stays while the input stays float (simplify_dtypes may not).
+      const compiler::TensorType type = inputs[next_input++].type();
+      mapped[i] = builder.Input(node.name, type,
+                                compiler::IsMarkedForGrad(node) && compiler::IsFloat(type.dtype));
       continue;
     }
     if (mutate) mutate(node);

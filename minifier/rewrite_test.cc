@@ -44,6 +44,48 @@ TEST(ApplyEdit, CutWithoutRecordedValuesIsAnInternalError) {
   EXPECT_EQ(ApplyEdit(c, nullptr, edit).status().code(), absl::StatusCode::kInternal);
 }
 
+TEST(ApplyEdit, GradMarksStayAndCutsOfDifferentiableValuesAreMarked) {
+  Candidate c = ParseCandidate(R"(graph @g(%x: f32[4] grad, %y: f32[4], %i: i32[4]) {
+  %a = neg(%x) : f32[4]
+  %b = exp(%y) : f32[4]
+  %f = cast(%i) {dtype=f32} : f32[4]
+  %c = add(%a, %b) : f32[4]
+  %d = mul(%c, %f) : f32[4]
+  return %d
+})");
+  TestValues values = RecordTestValues(c);
+  GraphEdit edit(c.graph);
+  edit.ToInput(NodeId(3));  // %a = neg(%x): a gradient flows into it
+  edit.ToInput(NodeId(4));  // %b = exp(%y): none does
+  absl::StatusOr<Candidate> out = ApplyEdit(c, values.values.get(), edit);
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(PrintCandidate(*out), R"(graph @g(%x: f32[4] grad, %y: f32[4], %i: i32[4], %a: f32[4] grad, %b: f32[4]) {
+  %f = cast(%i) {dtype=f32} : f32[4]
+  %c = add(%a, %b) : f32[4]
+  %d = mul(%c, %f) : f32[4]
+  return %d
+}
+)");
+}
+
+TEST(RebuildOnInputs, KeepsGradMarksWhileTheInputStaysFloat) {
+  Candidate c = ParseCandidate(R"(graph @g(%x: f32[4] grad) {
+  %a = neg(%x) : f32[4]
+  return %a
+})");
+  absl::StatusOr<Candidate> same = RebuildOnInputs(c, c.inputs);
+  ASSERT_TRUE(same.ok()) << same.status();
+  EXPECT_NE(PrintCandidate(*same).find("%x: f32[4] grad"), std::string::npos);
+  absl::StatusOr<Candidate> half =
+      RebuildOnInputs(c, {c.inputs[0].ConvertTo(compiler::DType::kF16)});
+  ASSERT_TRUE(half.ok()) << half.status();
+  EXPECT_NE(PrintCandidate(*half).find("%x: f16[4] grad"), std::string::npos);
+  absl::StatusOr<Candidate> integer =
+      RebuildOnInputs(c, {c.inputs[0].ConvertTo(compiler::DType::kI32)});
+  ASSERT_TRUE(integer.ok()) << integer.status();
+  EXPECT_EQ(PrintCandidate(*integer).find("grad"), std::string::npos);
+}
+
 TEST(Score, OrdersByComputeNodesThenInputElements) {
   Candidate big = ParseCandidate(kGraph);
   Candidate small = ParseCandidate(R"(graph @g(%x: f32[4], %y: f32[4], %z: f32[4]) {

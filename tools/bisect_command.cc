@@ -102,6 +102,9 @@ absl::StatusOr<Input> LoadInput(const std::string& path, const FlagSet& flags, B
     in.target.inputs = compiler::SeededInputs(in.target.graph, static_cast<uint64_t>(f->seed));
   }
   if (absl::Status s = f->oracle.ApplyTo(flags, &in.target.options); !s.ok()) return s;
+  absl::StatusOr<compiler::Graph> marked = f->oracle.ApplyGrad(flags, in.target.graph);
+  if (!marked.ok()) return marked.status();
+  in.target.graph = *std::move(marked);
   return in;
 }
 

@@ -92,6 +92,9 @@ int RunCapture(absl::Span<const std::string> args) {
   const std::string& path = *arg;
   absl::StatusOr<GraphSource> source = LoadGraphSource(path, source_flags);
   if (!source.ok()) return ReportError(kName, source.status());
+  absl::StatusOr<compiler::Graph> marked = oracle_flags.ApplyGrad(flags, source->graph);
+  if (!marked.ok()) return ReportError(kName, marked.status());
+  source->graph = *std::move(marked);
   compiler::Graph* graph = &source->graph;
   repro::CaptureOptions capture;
   capture.source = source->source;

@@ -37,7 +37,7 @@ void PrintVerdict(const repro::Verdict& v) {
     for (const repro::OutputVerdict& o : v.outputs) {
       const repro::OutputMetrics& m = o.metrics;
       std::printf("  %-3d %-12s %-12s %-5s %-12s %10.3g %10.3g %10.3g %9.3g %10lld\n", o.index,
-                  ("%" + o.node).c_str(), o.op.c_str(), o.dtype.c_str(),
+                  repro::OutputLabel(o).c_str(), o.op.c_str(), o.dtype.c_str(),
                   std::string(repro::JudgementName(m.judgement)).c_str(), m.max_abs_error,
                   m.rmse_result, m.rmse_reference, m.rmse_ratio,
                   static_cast<long long>(m.mismatches));
@@ -115,6 +115,9 @@ int RunCheck(absl::Span<const std::string> args) {
     }
     inputs = compiler::SeededInputs(graph, seed);
   }
+  absl::StatusOr<compiler::Graph> marked = oracle_flags.ApplyGrad(flags, graph);
+  if (!marked.ok()) return ReportError(kName, marked.status());
+  graph = *std::move(marked);
   absl::StatusOr<repro::Verdict> verdict = (*oracle)->Judge(graph, inputs, options);
   if (!verdict.ok()) return ReportError(kName, verdict.status());
   if (bundle) {

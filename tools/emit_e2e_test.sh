@@ -2,7 +2,7 @@
 # End to end, with real Bazel: captures planted-fault bundles with the real
 # `reprokit`, emits them into a fresh workspace that pulls this checkout in as
 # `local_repository(name = "reprokit")`, runs `bazel test` there and checks
-# the test semantics, idempotent emission, conflicts, the options override
+# the test semantics (a forward and a backward-only fault), idempotent emission, conflicts, the options override
 # and the _bisect targets' git-bisect exit codes.
 #
 # The nested workspace links the runner that the outer build made
@@ -43,6 +43,23 @@ GRAPH
 "$REPROKIT" capture "$T/relu.rk" --opt faults=relu:crash -o "$T/crash" | grep -q "captured crash" \
   || fail "capture relu:crash"
 
+# A backward-only fault: judged through the gradient of the input marked
+# `grad`, minimized to the transpose whose gradient rule is wrong.
+cat > "$T/train.rk" <<'GRAPH'
+graph @train(%x: f32[2,3,4] grad, %w: f32[3,4,2], %b: f32[3,4,2]) {
+  %s = sigmoid(%x) : f32[2,3,4]
+  %t = transpose(%s) {perm=[1,2,0]} : f32[3,4,2]
+  %m = mul(%t, %w) : f32[3,4,2]
+  %y = add(%m, %b) : f32[3,4,2]
+  return %y
+}
+GRAPH
+"$REPROKIT" capture "$T/train.rk" --opt faults=vjp:transpose:wrong_perm -o "$T/grad" \
+  | grep -q "captured accuracy (accuracy:miscompile:grad:transpose:f32)" || fail "capture vjp fault"
+"$REPROKIT" minify "$T/grad" -o "$T/grad.min" >/dev/null || fail "minify the vjp fault"
+[[ "$(grep -c ' = ' "$T/grad.min/graph.rk")" == 1 ]] && grep -q "transpose(" "$T/grad.min/graph.rk" \
+  || { cat "$T/grad.min/graph.rk"; fail "the vjp fault did not minimize to its transpose"; }
+
 prebuilt=(--prebuilt-runner "$RUNNER_SO")
 [[ "${REPROKIT_E2E_FROM_SOURCE:-0}" == 1 ]] && prebuilt=()
 emit() { "$REPROKIT" emit "$@" --workspace "$WS" --reprokit "$ROOT" "${prebuilt[@]}"; }
@@ -75,6 +92,8 @@ grep -q "different bundle" <<<"$err" || fail "unclear conflict message: $err"
 emit "$T/crash" --package repros/relu_crash >/dev/null
 emit "$T/acc" --package repros/relu_fixed --opt faults= >/dev/null
 emit "$T/acc" --package repros/relu_known --known-failure >/dev/null
+emit "$T/grad.min" --package repros/grad_acc >/dev/null
+emit "$T/grad.min" --package repros/grad_fixed --opt faults= >/dev/null
 grep -q 'options = \["faults="\]' "$WS/repros/relu_fixed/BUILD.bazel" || fail "override not in BUILD"
 
 echo "== bazel test //repros/..."
@@ -88,11 +107,14 @@ status() { grep -E "^//repros/$1:$1 " "$T/test.log" | awk '{print $2}'; }
 [[ "$(status relu_crash)" == FAILED ]] || fail "relu_crash should fail while the compiler crashes"
 [[ "$(status relu_fixed)" == PASSED ]] || fail "relu_fixed (fault off) should pass"
 [[ "$(status relu_known)" == PASSED ]] || fail "relu_known (known_failure) should pass"
+[[ "$(status grad_acc)" == FAILED ]] || fail "grad_acc should fail while the vjp fault is on"
+[[ "$(status grad_fixed)" == PASSED ]] || fail "grad_fixed (vjp fault off) should pass"
 testlogs="$OB/execroot/reprokit_repros/bazel-out/k8-opt/testlogs"
 grep -q "verdict:   accuracy (miscompile)" "$testlogs/repros/relu_acc/relu_acc/test.log" \
   || fail "no verdict table in the test log"
 grep -q "verdict:   crash" "$testlogs/repros/relu_crash/relu_crash/test.log" || fail "crash verdict"
 grep -q "verdict:   pass" "$testlogs/repros/relu_fixed/relu_fixed/test.log" || fail "pass verdict"
+grep -q "grad(%" "$testlogs/repros/grad_acc/grad_acc/test.log" || fail "no gradient row in the test log"
 
 echo "== REPROKIT_OPTIONS flips a test without editing BUILD files"
 nested test --test_env=REPROKIT_OPTIONS=faults= //repros/relu_acc:relu_acc > "$T/flip.log" 2>&1 \

@@ -113,6 +113,10 @@ int RunFuzz(absl::Span<const std::string> args) {
   flags.String("known", &known, "file of known signatures (one per line, or a summary.json)");
   flags.Double("minimize-time", &minimize_seconds, "seconds to minimize each finding");
   flags.String("policy", &policy, "accuracy policy (torch, strict, cosine)");
+  std::string grad = "none";
+  flags.String("grad", &grad,
+               "judge gradients too: none, random (a random subset of each graph's float "
+               "inputs) or all-float");
   flags.String("workspace", &workspace, "Bazel workspace to emit repros into (default: DIR)");
   flags.String("package-prefix", &package_prefix, "package path prefix for emitted repros");
   std::string backends;
@@ -173,6 +177,11 @@ int RunFuzz(absl::Span<const std::string> args) {
   }
   options.minimize_seconds = minimize_seconds;
   options.policy = policy;
+  if (grad != "none" && grad != "random" && grad != "all-float") {
+    return ReportError(kName, absl::InvalidArgumentError(absl::StrCat(
+                                  "--grad: expected none, random or all-float, got '", grad, "'")));
+  }
+  options.grad = grad;
   options.workspace_dir = workspace;
   options.package_prefix = package_prefix;
   options.gpu = !no_gpu;

@@ -6,6 +6,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
 #include "repro/backend/locate.h"
+#include "repro/oracle/gradients.h"
 
 namespace rk::tools {
 
@@ -23,6 +24,15 @@ void OracleFlags::Register(FlagSet& flags, bool takes_bundle) {
   flags.Double("tol", &tol, "tolerance; 0 = by dtype (1e-4 f32/f64, 1e-2 f16/bf16)" + bundle_note);
   flags.Double("timeout", &timeout, "seconds before a compile-and-run counts as a hang");
   flags.Bool("in-process", &in_process, "judge in this process (no isolation; faster)");
+  flags.String("grad", &grad,
+               "judge gradients too: input names (x,w), all-float, or none; default: the "
+               "inputs the graph marks `grad`" + bundle_note);
+}
+
+absl::StatusOr<compiler::Graph> OracleFlags::ApplyGrad(const FlagSet& flags,
+                                                       const compiler::Graph& graph) const {
+  if (!flags.WasSet("grad")) return graph;
+  return repro::ApplyGradFlag(graph, grad);
 }
 
 absl::Status OracleFlags::CheckTimeout(const FlagSet& flags) const {

@@ -1,6 +1,7 @@
 // The flags that say what a command compiles and how its oracle judges it,
 // shared by `check`, `capture` and `bisect`: --backend, --opt, --device,
-// --policy, --tol, --timeout and --in-process. Registered in one place so that every command
+// --policy, --tol, --timeout, --in-process and --grad (which inputs'
+// gradients are judged too: repro/oracle/gradients.h). Registered in one place so that every command
 // spells, documents and defaults them alike.
 //
 // With an external backend (--backend, or a bundle's), --opt items other than
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "compiler/ir/graph.h"
 #include "compiler/options/compile_options.h"
 #include "repro/oracle/oracle.h"
 #include "tools/flags.h"
@@ -32,6 +34,7 @@ struct OracleFlags {
   double tol = 0;
   double timeout = 60;
   bool in_process = false;
+  std::string grad;  // --grad: names, all-float or none; "" = the graph's marks
 
   // Registers the flags on `flags`, which writes into this struct.
   // `takes_bundle`: the command also reads a bundle whose options, policy and
@@ -51,6 +54,12 @@ struct OracleFlags {
   // defaults, unless --policy or --tol was given.
   void DefaultToRecorded(const FlagSet& flags, const std::string& recorded_policy,
                          double recorded_tol);
+
+  // The graph with the inputs --grad names marked `grad` (and no others);
+  // the graph unchanged without --grad. InvalidArgument naming an unknown or
+  // non-float input.
+  absl::StatusOr<compiler::Graph> ApplyGrad(const FlagSet& flags,
+                                            const compiler::Graph& graph) const;
 
   // The oracle's configuration: policy, tolerance, isolation and timeout.
   repro::Oracle::Config OracleConfig() const;

@@ -37,7 +37,7 @@ std::string FormatVerdictTable(const Verdict& verdict, const std::string& indent
     for (const OutputVerdict& o : verdict.outputs) {
       const OutputMetrics& m = o.metrics;
       lines.push_back(absl::StrFormat(
-          "  %-3d %-12s %-12s %-5s %-12s %10s %10s %10s %9s %9d", o.index, "%" + o.node, o.op,
+          "  %-3d %-12s %-12s %-5s %-12s %10s %10s %10s %9s %9d", o.index, OutputLabel(o), o.op,
           o.dtype, std::string(JudgementName(m.judgement)), Metric(m.max_abs_error),
           Metric(m.rmse_result), Metric(m.rmse_reference), Metric(m.rmse_ratio), m.mismatches));
     }

@@ -19,6 +19,7 @@
 #include "repro/isolate/phase.h"
 #include "repro/oracle/computation_precision.h"
 #include "repro/oracle/failure_site.h"
+#include "repro/oracle/gradients.h"
 #include "repro/oracle/memory_budget.h"
 #include "repro/oracle/planted_fault.h"
 #include "repro/oracle/preflight.h"
@@ -156,10 +157,32 @@ absl::StatusOr<Verdict> JudgeInProcess(const Graph& graph, absl::Span<const Host
                    });
 }
 
-absl::StatusOr<Verdict> JudgeWith(const Graph& graph, absl::Span<const HostTensor> inputs,
-                                  const CompileOptions& options,
-                                  const OracleOptions& oracle_options,
-                                  const RunProgram& run_program) {
+namespace {
+
+// What one judgement compares: the graph the compiler runs, the graph the
+// references evaluate (the same one unless gradients are judged:
+// gradients.h), and the forward graph the user wrote, for naming.
+struct JudgedGraphs {
+  const Graph& compiled;
+  const Graph& reference;
+  const Graph& forward;
+  const GradientJudgement* gradients = nullptr;
+};
+
+// The input an output is the gradient of, or "" for a forward output.
+std::string GradientOf(const JudgedGraphs& g, int output) {
+  if (g.gradients == nullptr) return "";
+  for (const compiler::autodiff::JointGraph::Gradient& grad : g.gradients->compiled.gradients) {
+    if (grad.output == output) return grad.name;
+  }
+  return "";
+}
+
+absl::StatusOr<Verdict> JudgeGraphs(const JudgedGraphs& g, absl::Span<const HostTensor> inputs,
+                                    const CompileOptions& options,
+                                    const OracleOptions& oracle_options,
+                                    const RunProgram& run_program) {
+  const Graph& graph = g.compiled;
   Verdict v;
   v.policy = oracle_options.policy;
   absl::StatusOr<ProgramRuns> program = run_program(graph, inputs, std::max(1, oracle_options.runs));
@@ -173,15 +196,21 @@ absl::StatusOr<Verdict> JudgeWith(const Graph& graph, absl::Span<const HostTenso
     e.run_seconds = v.run_seconds;
     return e;
   }
+  auto describe = [&](int i) {
+    OutputVerdict o = Describe(graph, i);
+    o.gradient_of = GradientOf(g, i);
+    return o;
+  };
   const std::vector<std::vector<HostTensor>>& runs = program->runs;
   for (size_t r = 1; r < runs.size(); ++r) {
     if (std::vector<int> differing = DifferingOutputs(runs[0], runs[r]); !differing.empty()) {
       const FailureSite site = LocateNondeterminism(graph, options, differing);
       const int i = site.output;
-      OutputVerdict o = Describe(graph, i);
+      OutputVerdict o = describe(i);
       v.kind = VerdictKind::kNondeterministic;
       v.signature = NondeterministicSignature(site.op, site.dtype);
-      v.message = absl::StrFormat("output %d (%%%s, %s) differs between two runs", i, o.node, o.op);
+      v.message = absl::StrFormat("output %d (%s, %s) differs between two runs", i,
+                                  OutputLabel(o), o.op);
       if (site.planted) {
         absl::StrAppendFormat(&v.message, " (from the planted %s fault)", site.op);
       }
@@ -192,20 +221,20 @@ absl::StatusOr<Verdict> JudgeWith(const Graph& graph, absl::Span<const HostTenso
 
   ReportPhase("reference");
   const absl::Time start = absl::Now();
-  absl::StatusOr<compiler::EvalResult> native = compiler::Evaluate(graph, inputs);
+  absl::StatusOr<compiler::EvalResult> native = compiler::Evaluate(g.reference, inputs);
   if (!native.ok()) return native.status();
   compiler::EvalOptions fp64_options;
   fp64_options.fp64 = true;
-  absl::StatusOr<compiler::EvalResult> fp64 = compiler::Evaluate(graph, inputs, fp64_options);
+  absl::StatusOr<compiler::EvalResult> fp64 = compiler::Evaluate(g.reference, inputs, fp64_options);
   if (!fp64.ok()) return fp64.status();
   v.reference_seconds = SecondsSince(start);
 
   const AccuracyPolicy* policy = FindAccuracyPolicy(oracle_options.policy);
-  const std::vector<compiler::DType> precisions = OutputPrecisions(graph);
+  const std::vector<compiler::DType> precisions = OutputPrecisions(g.reference);
   int first_unjudged = -1;
   std::vector<int> failing;
   for (int i = 0; i < static_cast<int>(runs[0].size()); ++i) {
-    OutputVerdict o = Describe(graph, i);
+    OutputVerdict o = describe(i);
     const HostTensor& result = runs[0][i];
     const HostTensor* ref64 = compiler::IsFloat(result.dtype()) ? &fp64->outputs[i] : nullptr;
     AccuracyOptions accuracy = oracle_options.accuracy;
@@ -216,20 +245,37 @@ absl::StatusOr<Verdict> JudgeWith(const Graph& graph, absl::Span<const HostTenso
     v.outputs.push_back(std::move(o));
   }
   if (!failing.empty()) {
-    // Named where the error started, not where it surfaced (failure_site.h).
-    const FailureSite site = LocateAccuracyFailure(graph, options, failing);
+    // Named where the error started, not where it surfaced (failure_site.h);
+    // a planted backward-only fault names its forward op (gradients.h).
+    FailureSite site;
+    const bool only_gradients =
+        g.gradients != nullptr && failing.front() >= g.gradients->compiled.num_forward_outputs;
+    std::optional<PlantedVjpSite> vjp;
+    if (only_gradients) vjp = FindPlantedVjpSite(g.forward, options);
+    if (vjp.has_value()) {
+      site = {failing.front(), vjp->op, vjp->dtype, /*planted=*/true};
+    } else {
+      site = LocateAccuracyFailure(graph, options, failing);
+    }
     const int first_fail = site.output;
     const OutputVerdict& o = v.outputs[first_fail];
     v.kind = VerdictKind::kAccuracy;
-    v.accuracy_subkind =
-        oracle_options.classify_accuracy
-            ? ClassifyAccuracy(graph, inputs, options, run_program, fp64->outputs, first_fail)
-            : "unknown";
-    v.signature = AccuracySignature(v.accuracy_subkind, site.op, site.dtype);
-    v.message = absl::StrFormat("output %d (%%%s = %s, %s): %s", first_fail, o.node, o.op,
+    if (!oracle_options.classify_accuracy) {
+      v.accuracy_subkind = "unknown";
+    } else if (vjp.has_value()) {
+      v.accuracy_subkind = "miscompile";  // the backward itself is wrong
+    } else {
+      v.accuracy_subkind =
+          ClassifyAccuracy(graph, inputs, options, run_program, fp64->outputs, first_fail);
+    }
+    v.signature = o.gradient_of.empty()
+                      ? AccuracySignature(v.accuracy_subkind, site.op, site.dtype)
+                      : GradientAccuracySignature(v.accuracy_subkind, site.op, site.dtype);
+    v.message = absl::StrFormat("output %d (%s = %s, %s): %s", first_fail, OutputLabel(o), o.op,
                                 o.dtype, o.metrics.reason);
     if (site.planted) {
-      absl::StrAppendFormat(&v.message, " (from the planted %s fault)", site.op);
+      absl::StrAppendFormat(&v.message, " (from the planted %s%s fault)",
+                            vjp.has_value() ? "vjp:" : "", site.op);
     }
   } else if (first_unjudged >= 0) {
     v.kind = VerdictKind::kCannotJudge;
@@ -238,9 +284,25 @@ absl::StatusOr<Verdict> JudgeWith(const Graph& graph, absl::Span<const HostTenso
                                 v.outputs[first_unjudged].metrics.reason);
   } else {
     v.kind = VerdictKind::kPass;
-    v.message = "every output matches the reference";
+    v.message = g.gradients == nullptr ? "every output matches the reference"
+                                       : "every output and gradient matches the reference";
   }
   return v;
+}
+
+}  // namespace
+
+absl::StatusOr<Verdict> JudgeWith(const Graph& graph, absl::Span<const HostTensor> inputs,
+                                  const CompileOptions& options,
+                                  const OracleOptions& oracle_options,
+                                  const RunProgram& run_program) {
+  if (!HasGradientMarks(graph)) {
+    return JudgeGraphs({graph, graph, graph}, inputs, options, oracle_options, run_program);
+  }
+  absl::StatusOr<GradientJudgement> gradients = PrepareGradients(graph, inputs, options);
+  if (!gradients.ok()) return gradients.status();
+  return JudgeGraphs({gradients->compiled.graph, gradients->reference, graph, &*gradients},
+                     gradients->inputs, options, oracle_options, run_program);
 }
 
 absl::StatusOr<std::unique_ptr<Oracle>> Oracle::Create(const Config& config) {

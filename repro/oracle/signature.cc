@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/str_join.h"
 
 namespace rk::repro {
@@ -159,6 +160,32 @@ Signature TimeoutSignature(std::string_view phase) {
 
 Signature AccuracySignature(std::string_view subkind, std::string_view op, std::string_view dtype) {
   return {VerdictKind::kAccuracy, absl::StrCat(A(subkind), ":", A(op), ":", A(dtype))};
+}
+
+Signature GradientAccuracySignature(std::string_view subkind, std::string_view op,
+                                    std::string_view dtype) {
+  return {VerdictKind::kAccuracy, absl::StrCat(A(subkind), ":grad:", A(op), ":", A(dtype))};
+}
+
+std::optional<AccuracyDetail> ParseAccuracyDetail(const Signature& signature) {
+  if (signature.kind != VerdictKind::kAccuracy) return std::nullopt;
+  std::vector<std::string> parts = absl::StrSplit(signature.detail, ':');
+  AccuracyDetail d;
+  if (parts.size() == 4 && parts[1] == "grad") {
+    d.gradient = true;
+    parts.erase(parts.begin() + 1);
+  }
+  if (parts.size() != 3) return std::nullopt;
+  d.subkind = parts[0];
+  d.op = parts[1];
+  d.dtype = parts[2];
+  return d;
+}
+
+Signature AccuracySignatureLike(const AccuracyDetail& like, std::string_view subkind,
+                                std::string_view op, std::string_view dtype) {
+  return like.gradient ? GradientAccuracySignature(subkind, op, dtype)
+                       : AccuracySignature(subkind, op, dtype);
 }
 
 Signature NondeterministicSignature(std::string_view op, std::string_view dtype) {

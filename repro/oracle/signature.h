@@ -7,6 +7,9 @@
 //   crash:<signal name>@<phase>                    (when no backtrace)
 //   timeout@<phase>
 //   accuracy:<miscompile|precision|unknown>:<op>:<dtype>
+//   accuracy:<miscompile|precision|unknown>:grad:<op>:<dtype>
+//                                  (only a gradient of a joint graph fails;
+//                                  repro/oracle/gradients.h)
 //   nondeterministic:<op>:<dtype>
 // Normalization strips what varies between runs and unrelated graph edits:
 // numbers, node names (%foo), file paths, hex addresses, quoted values.
@@ -15,6 +18,7 @@
 #ifndef REPROKIT_REPRO_ORACLE_SIGNATURE_H_
 #define REPROKIT_REPRO_ORACLE_SIGNATURE_H_
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -61,6 +65,25 @@ Signature CrashSignature(std::string_view signal_name, const std::vector<std::st
                          std::string_view phase);
 Signature TimeoutSignature(std::string_view phase);
 Signature AccuracySignature(std::string_view subkind, std::string_view op, std::string_view dtype);
+// A failure seen only in gradients: the detail is "<subkind>:grad:<op>:<dtype>".
+// Which input's gradient failed is in the verdict's outputs, not here: the
+// minimizer renames and cuts inputs, and the failure stays the same.
+Signature GradientAccuracySignature(std::string_view subkind, std::string_view op,
+                                    std::string_view dtype);
+
+// The parts of an accuracy signature; nullopt for another kind or a
+// malformed detail.
+struct AccuracyDetail {
+  std::string subkind;
+  std::string op;
+  std::string dtype;
+  bool gradient = false;
+};
+std::optional<AccuracyDetail> ParseAccuracyDetail(const Signature& signature);
+// The signature with the same gradient flag as `like` (an accuracy detail).
+Signature AccuracySignatureLike(const AccuracyDetail& like, std::string_view subkind,
+                                std::string_view op, std::string_view dtype);
+
 Signature NondeterministicSignature(std::string_view op, std::string_view dtype);
 
 }  // namespace rk::repro

@@ -19,8 +19,17 @@ struct OutputVerdict {
   std::string node;           // the producing node's display name
   std::string op;             // the producing node's op, e.g. "relu"
   std::string dtype;          // e.g. "f32"
+  // For a gradient output of a joint graph (graphs with `grad` inputs,
+  // repro/oracle/gradients.h): the display name of the input it is the
+  // gradient of; "" for a forward output.
+  std::string gradient_of;
   OutputMetrics metrics;
 };
+
+// How tables name an output: "%y", or "grad(%w)" for a gradient.
+inline std::string OutputLabel(const OutputVerdict& o) {
+  return o.gradient_of.empty() ? "%" + o.node : "grad(%" + o.gradient_of + ")";
+}
 
 struct Verdict {
   VerdictKind kind = VerdictKind::kPass;

@@ -98,6 +98,7 @@ Json VerdictToJson(const Verdict& v) {
     oj.Set("node", o.node);
     oj.Set("op", o.op);
     oj.Set("dtype", o.dtype);
+    if (!o.gradient_of.empty()) oj.Set("gradient_of", o.gradient_of);
     oj.Set("metrics", MetricsToJson(o.metrics));
     outputs.push_back(std::move(oj));
   }
@@ -152,6 +153,10 @@ absl::StatusOr<Verdict> VerdictFromJson(const JsonRef& r) {
                               {"dtype", &o.dtype}}) {
         RK_ASSIGN_OR_RETURN(JsonRef field, e.Field(key));
         RK_ASSIGN_OR_RETURN(*out, field.String());
+      }
+      RK_ASSIGN_OR_RETURN(std::optional<JsonRef> gradient_of, e.OptionalField("gradient_of"));
+      if (gradient_of) {
+        RK_ASSIGN_OR_RETURN(o.gradient_of, gradient_of->String());
       }
       RK_ASSIGN_OR_RETURN(JsonRef metrics, e.Field("metrics"));
       RK_ASSIGN_OR_RETURN(o.metrics, MetricsFromJson(metrics));

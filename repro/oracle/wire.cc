@@ -181,6 +181,7 @@ std::string EncodeVerdict(const Verdict& v) {
     w.Str(o.node);
     w.Str(o.op);
     w.Str(o.dtype);
+    w.Str(o.gradient_of);
     WriteMetrics(w, o.metrics);
   }
   w.Str(v.policy);
@@ -211,6 +212,7 @@ absl::StatusOr<Verdict> DecodeVerdict(std::string_view bytes) {
     o.node = r.Str();
     o.op = r.Str();
     o.dtype = r.Str();
+    o.gradient_of = r.Str();
     o.metrics = ReadMetrics(r);
     v.outputs.push_back(std::move(o));
   }

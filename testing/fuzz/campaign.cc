@@ -26,6 +26,7 @@
 #include "repro/oracle/oracle.h"
 #include "testing/fuzz/campaign_state.h"
 #include "testing/fuzz/finding_signature.h"
+#include "testing/fuzz/gradient_marks.h"
 #include "repro/backend/locate.h"
 #include "testing/fuzz/report.h"
 
@@ -283,6 +284,7 @@ void Campaign::Process(int64_t index) {
   absl::StatusOr<compiler::generator::GeneratedGraph> g =
       compiler::generator::Generate(seed, options_.generator);
   const bool valid = g.ok() && compiler::Verify(g->graph).ok();
+  if (valid) g->graph = MarkForGradients(g->graph, options_.grad, seed);
   std::vector<HostTensor> inputs;
   bool nan_free = false;
   if (valid) {

@@ -67,6 +67,10 @@ struct CampaignOptions {
   std::vector<std::string> backends;
   std::vector<std::string> backend_options;  // "key:value", for every external backend
   std::string policy = "torch";
+  // Gradients judged too (repro/oracle/gradients.h): "none", "random" (each
+  // graph marks a seeded random non-empty subset of its float inputs) or
+  // "all-float". A graph whose joint graph cannot be built stays unmarked.
+  std::string grad = "none";
   double judge_timeout_seconds = 20;
   double minimize_seconds = 60;  // per finding
   int max_minimize_per_verdict = 3;

@@ -6,6 +6,12 @@
 // than pass is printed with its seed, options, signature and graph, so it can
 // be replayed with `reprokit check`. The counts are printed at the end.
 //
+// With gradients (GradientFalseAlarmTest): examples/mlp_train.rk, every other
+// example with all its float inputs marked `grad`, and the same 500 generated
+// graphs with a random subset of their float inputs marked (as `reprokit fuzz
+// --grad random` marks them), judged as joint graphs (forward outputs and
+// gradients, repro/oracle/gradients.h) with the default options.
+//
 // One test case per graph, so Bazel test sharding (BUILD: shard_count) splits
 // them.
 #include <cstdio>
@@ -25,7 +31,9 @@
 #include "compiler/ir/seeded_inputs.h"
 #include "compiler/options/compile_options.h"
 #include "gtest/gtest.h"
+#include "repro/oracle/gradients.h"
 #include "repro/oracle/oracle.h"
+#include "testing/fuzz/gradient_marks.h"
 
 namespace rk::fuzz {
 namespace {
@@ -61,16 +69,18 @@ class FalseAlarmTest : public ::testing::TestWithParam<int> {
     for (const auto& [key, count] : Counts()) std::printf("  %-40s %d\n", key.c_str(), count);
   }
 
-  // Judges `graph` with both configurations; reports anything but pass.
+  // Judges `graph` with `configs`; reports anything but pass.
   static void JudgeBoth(const compiler::Graph& graph,
                         const std::vector<compiler::HostTensor>& inputs,
-                        const std::string& what) {
-    for (const char* text : {"", "low_precision=true"}) {
+                        const std::string& what,
+                        std::vector<const char*> configs = {"", "low_precision=true"}) {
+    for (const char* text : configs) {
       absl::StatusOr<compiler::CompileOptions> options = compiler::CompileOptions::Parse(text);
       ASSERT_TRUE(options.ok()) << options.status();
       absl::StatusOr<repro::Verdict> verdict = oracle_->Judge(graph, inputs, *options);
       ASSERT_TRUE(verdict.ok()) << what << ": " << verdict.status();
-      const std::string config = *text == '\0' ? "default" : text;
+      std::string config = *text == '\0' ? "default" : text;
+      if (repro::HasGradientMarks(graph)) config = "grad " + config;
       ++Counts()[absl::StrCat(config, ": ", std::string(repro::VerdictKindName(verdict->kind)))];
       if (verdict->kind != repro::VerdictKind::kPass) {
         absl::StatusOr<std::string> printed = compiler::Print(graph);
@@ -86,16 +96,20 @@ class FalseAlarmTest : public ::testing::TestWithParam<int> {
 
 repro::Oracle* FalseAlarmTest::oracle_ = nullptr;
 
+absl::StatusOr<compiler::Graph> ReadExample(const std::string& name) {
+  const std::string path = absl::StrCat(std::getenv("TEST_SRCDIR"), "/reprokit/examples/", name);
+  std::ifstream in(path);
+  if (!in.good()) return absl::NotFoundError(absl::StrCat("cannot read ", path));
+  std::stringstream text;
+  text << in.rdbuf();
+  return compiler::Parse(text.str());
+}
+
 TEST_P(FalseAlarmTest, Passes) {
   const int index = GetParam();
   if (index < kNumExamples) {
     const char* name = kExamples[index];
-    const std::string path = absl::StrCat(std::getenv("TEST_SRCDIR"), "/reprokit/examples/", name);
-    std::ifstream in(path);
-    ASSERT_TRUE(in.good()) << "cannot read " << path;
-    std::stringstream text;
-    text << in.rdbuf();
-    absl::StatusOr<compiler::Graph> graph = compiler::Parse(text.str());
+    absl::StatusOr<compiler::Graph> graph = ReadExample(name);
     ASSERT_TRUE(graph.ok()) << name << ": " << graph.status();
     JudgeBoth(*graph, compiler::SeededInputs(*graph, 0), absl::StrCat("examples/", name));
     return;
@@ -112,6 +126,38 @@ TEST_P(FalseAlarmTest, Passes) {
 // Indices 0..4: examples/; 5..504: generator seeds 0..499.
 INSTANTIATE_TEST_SUITE_P(ExamplesAndGenerated, FalseAlarmTest,
                          ::testing::Range(0, kNumExamples + kRandomGraphs));
+
+// The same with gradients: index 0 is mlp_train.rk (its own marks), 1..5 the
+// examples with every float input marked, then generator seeds 0..499 with
+// the fuzzer's random marks.
+using GradientFalseAlarmTest = FalseAlarmTest;
+
+TEST_P(GradientFalseAlarmTest, Passes) {
+  const int index = GetParam();
+  if (index <= kNumExamples) {
+    const std::string name = index == 0 ? "mlp_train.rk" : kExamples[index - 1];
+    absl::StatusOr<compiler::Graph> graph = ReadExample(name);
+    ASSERT_TRUE(graph.ok()) << name << ": " << graph.status();
+    compiler::Graph marked = index == 0 ? *graph : MarkForGradients(*graph, "all-float", 0);
+    ASSERT_TRUE(repro::HasGradientMarks(marked)) << name;
+    JudgeBoth(marked, compiler::SeededInputs(marked, 0), absl::StrCat("examples/", name),
+              {""});
+    return;
+  }
+  const uint64_t seed = static_cast<uint64_t>(index - kNumExamples - 1);
+  GeneratorOptions options;
+  options.nodes = seed % 2 == 0 ? 10 : 30;
+  absl::StatusOr<GeneratedGraph> g = Generate(seed, options);
+  ASSERT_TRUE(g.ok()) << "seed " << seed << ": " << g.status();
+  compiler::Graph marked = MarkForGradients(g->graph, "random", seed);
+  ++Counts()[repro::HasGradientMarks(marked) ? "graphs with gradients" : "graphs without"];
+  JudgeBoth(marked, g->MakeInputs(seed),
+            absl::StrCat("generated seed ", seed, " (", options.nodes, " nodes, grad random)"),
+            {""});
+}
+
+INSTANTIATE_TEST_SUITE_P(ExamplesAndGenerated, GradientFalseAlarmTest,
+                         ::testing::Range(0, kNumExamples + 1 + kRandomGraphs));
 
 }  // namespace
 }  // namespace rk::fuzz
