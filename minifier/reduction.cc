@@ -1,5 +1,6 @@
 #include "minifier/reduction.h"
 
+#include "minifier/reductions/bypass_broadcast.h"
 #include "minifier/reductions/bypass_node.h"
 #include "minifier/reductions/cut_head.h"
 #include "minifier/reductions/drop_outputs.h"

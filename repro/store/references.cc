@@ -2,6 +2,8 @@
 
 #include <filesystem>
 #include <system_error>
+#include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
@@ -40,6 +42,42 @@ absl::Status ScanFile(const fs::path& path, absl::btree_set<Digest>& out) {
   return absl::OkStatus();
 }
 
+// Walks `root` (which exists) depth first. Writers may work beside it: a
+// directory or file below the root that vanishes between its listing and its
+// reading (a capture's temporary directory renamed into place, a bundle being
+// replaced) is skipped, not an error. Skipping it loses nothing: a bundle's
+// blobs go into a shared store only after its directory is complete, and gc
+// never deletes an object written after it listed the store.
+absl::Status ScanTree(const fs::path& root, absl::btree_set<Digest>& out) {
+  std::vector<fs::path> pending = {root};
+  while (!pending.empty()) {
+    const fs::path dir = std::move(pending.back());
+    pending.pop_back();
+    std::error_code error;
+    fs::directory_iterator it(dir, fs::directory_options::none, error);
+    if (error == std::errc::no_such_file_or_directory && dir != root) continue;
+    if (error) return absl::UnknownError(absl::StrCat("listing ", dir.string(), ": ", error.message()));
+    for (; it != fs::directory_iterator(); it.increment(error)) {
+      if (error) break;
+      const fs::directory_entry& entry = *it;
+      std::error_code kind_error;
+      const fs::file_status status = entry.symlink_status(kind_error);
+      if (kind_error) continue;  // vanished since the listing
+      if (fs::is_directory(status)) {
+        pending.push_back(entry.path());
+      } else if (fs::is_regular_file(status)) {
+        absl::Status s = ScanFile(entry.path(), out);
+        if (absl::IsNotFound(s)) continue;  // vanished since the listing
+        if (!s.ok()) return s;
+      }
+    }
+    if (error && error != std::errc::no_such_file_or_directory) {
+      return absl::UnknownError(absl::StrCat("listing ", dir.string(), ": ", error.message()));
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 void AddDigestsInText(absl::string_view text, absl::btree_set<Digest>& out) {
@@ -68,14 +106,7 @@ absl::StatusOr<absl::btree_set<Digest>> CollectReferencedDigests(
       if (absl::Status s = ScanFile(fs::absolute(root), digests); !s.ok()) return s;
       continue;
     }
-    fs::recursive_directory_iterator it(root, fs::directory_options::none, error);
-    if (error) return absl::UnknownError(absl::StrCat("listing ", root, ": ", error.message()));
-    for (; it != fs::recursive_directory_iterator(); it.increment(error)) {
-      if (error) return absl::UnknownError(absl::StrCat("listing ", root, ": ", error.message()));
-      if (!it->is_regular_file(error) || it->is_symlink(error)) continue;
-      if (absl::Status s = ScanFile(it->path(), digests); !s.ok()) return s;
-    }
-    if (error) return absl::UnknownError(absl::StrCat("listing ", root, ": ", error.message()));
+    if (absl::Status s = ScanTree(root, digests); !s.ok()) return s;
   }
   return digests;
 }

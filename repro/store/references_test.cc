@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <atomic>
 #include <filesystem>
+#include <thread>
 #include <fstream>
 
 namespace rk::repro {
@@ -48,6 +50,38 @@ TEST(ReferencesTest, ScansBundleFilesAndBlobDirectories) {
       CollectReferencedDigests({(root / "bug1/graph.rk").string()});
   ASSERT_TRUE(one_file.ok());
   EXPECT_EQ(one_file->size(), 1u);
+}
+
+// A writer beside the scan: temporary bundle directories appear and are
+// renamed or removed while gc lists the references (found by
+// tools/store_load_test.sh: "listing .../bundles: No such file or
+// directory"). Every scan succeeds and sees the bundle that stays.
+TEST(ReferencesTest, DirectoriesVanishingDuringTheScanAreSkipped) {
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  fs::path root = fs::path(tmp != nullptr ? tmp : "/tmp") / "churn";
+  fs::remove_all(root);
+  Write(root / "stable/repro.json", "{\"sha256\": \"" + Hex('7') + "\"}");
+  std::atomic<bool> stop{false};
+  std::thread writer([&] {
+    for (int i = 0; !stop.load(); ++i) {
+      const fs::path temp = root / ("w/.tmp." + std::to_string(i % 8));
+      Write(temp / ("blobs/cas/" + Hex('8')), "object");
+      Write(temp / "deep/er/repro.json", "{}");
+      std::error_code ignored;
+      if (i % 2 == 0) {
+        fs::rename(temp, root / ("w/b" + std::to_string(i % 8)), ignored);
+        fs::remove_all(root / ("w/b" + std::to_string(i % 8)), ignored);
+      }
+      fs::remove_all(temp, ignored);
+    }
+  });
+  for (int scan = 0; scan < 300; ++scan) {
+    absl::StatusOr<absl::btree_set<Digest>> found = CollectReferencedDigests({root.string()});
+    ASSERT_TRUE(found.ok()) << "scan " << scan << ": " << found.status();
+    EXPECT_TRUE(found->contains(*Digest::FromHex(Hex('7'))));
+  }
+  stop = true;
+  writer.join();
 }
 
 TEST(ReferencesTest, MissingRootIsAnError) {
