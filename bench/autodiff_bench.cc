@@ -7,11 +7,14 @@
 //
 //   bazel run -c opt //bench:autodiff_bench -- [EXAMPLES_DIR]
 //   bazel run -c opt //bench:autodiff_bench -- phases N   (one cold compile each of
-//       the N-node random forward and joint graphs, split by phase)
+//       the N-node random forward and joint graphs, split by phase; with
+//       AUTODIFF_BENCH_WRITE=FILE, the forward graph goes to FILE, for
+//       `reprokit show --joint FILE --grad all-float` and `reprokit compile`)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <string>
 #include <vector>
@@ -21,6 +24,7 @@
 #include "compiler/driver/compile.h"
 #include "compiler/generator/generator.h"
 #include "compiler/ir/parser.h"
+#include "compiler/ir/printer.h"
 
 namespace rk::compiler {
 namespace {
@@ -91,6 +95,9 @@ void Phases(int nodes) {
   absl::StatusOr<autodiff::JointGraph> joint =
       autodiff::BuildJointGraph(forward, autodiff::GradSpecAllFloat(forward));
   if (!joint.ok()) std::exit(1);
+  if (const char* file = std::getenv("AUTODIFF_BENCH_WRITE"); file != nullptr) {
+    std::ofstream(file) << PrintInline(forward);
+  }
   std::printf("| graph | nodes | kernels | passes | fusion | kernel IR | LLVM IR | O2 | codegen | "
               "link | total (ms) |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
   const Graph* graphs[] = {&forward, &joint->graph};

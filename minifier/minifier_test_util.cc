@@ -96,7 +96,12 @@ Candidate RandomDag(const RandomDagOptions& options) {
       NodeId previous = pick();
       for (Op op : options.planted) {
         std::vector<NodeId> operands = {previous};
-        if (compiler::OpArity(op) == 2) operands.push_back(pick());
+        if (compiler::OpArity(op) == 2) {
+          // Two different operands, so a fault that swaps them shows.
+          NodeId other = pick();
+          for (int tries = 0; other == previous && tries < 8; ++tries) other = pick();
+          operands.push_back(other);
+        }
         previous = ValueOrDie(builder.Add(op, operands));
         values.push_back(previous);
         ++made;

@@ -22,6 +22,20 @@ bool IsRootOnly(Op op) {
          op == Op::kConcat;
 }
 
+// How many times a fused node may be computed per element of its group's
+// output: once per distinct index it is read at. Index maps (layout ops,
+// gather) read their operand at an index of their own, so a value read
+// through several of them is computed several times; through chains of such
+// reads (the pads, slices and taps of gradient graphs) that multiplies level
+// by level into kernels of millions of instructions. A value read at more
+// indices than this is materialized instead.
+constexpr int64_t kMaxEvaluations = 2;
+
+// Whether `op` reads its operand at an index other than its own.
+bool MovesIndex(Op op) {
+  return GetOpKind(op) == OpKind::kLayout || op == Op::kGather;
+}
+
 std::string Describe(const Graph& graph, NodeId id) {
   return absl::StrCat("%", graph.DisplayName(id), " (", std::string(OpName(graph.node(id).op)), ")");
 }
@@ -40,7 +54,7 @@ class Planner {
  public:
   Planner(const Graph& graph, PassContext& context)
       : graph_(graph), context_(context), users_(graph.ComputeUsers()),
-        groups_of_(graph.num_nodes()) {
+        groups_of_(graph.num_nodes()), evaluations_(graph.num_nodes(), 1) {
     plan_.materialized.assign(graph.num_nodes(), false);
     is_output_.assign(graph.num_nodes(), false);
     for (NodeId out : graph.outputs()) is_output_[out.value] = true;
@@ -86,6 +100,8 @@ class Planner {
       if ((kind == GroupKind::kMatmul || kind == GroupKind::kWindow) && !cheap) return NewGroup(id);
     }
     if (user_groups.size() > 1 && !cheap) return NewGroup(id);
+    const int64_t evaluations = Evaluations(id);
+    if (!cheap && evaluations > kMaxEvaluations) return NewGroup(id);
     std::string detail =
         user_groups.size() == 1
             ? absl::StrCat(Describe(graph_, id), " into ",
@@ -97,7 +113,25 @@ class Planner {
     if (!*apply) return NewGroup(id);
     for (int g : user_groups) groups_[g].members.push_back(id);
     groups_of_[id.value].assign(user_groups.begin(), user_groups.end());
+    evaluations_[id.value] = evaluations;
     return absl::OkStatus();
+  }
+
+  // Distinct indices `id` would be read at in its users' groups: users at
+  // their own index share one (the most any of them has), index maps add
+  // theirs. Roots and materialized values count 1.
+  int64_t Evaluations(NodeId id) const {
+    int64_t shared = 0, moved = 0;
+    for (NodeId user : users_[id.value]) {
+      if (groups_of_[user.value].empty()) continue;
+      const int64_t e = evaluations_[user.value];
+      if (MovesIndex(graph_.node(user).op)) {
+        moved += e;
+      } else {
+        shared = std::max(shared, e);
+      }
+    }
+    return std::max<int64_t>(1, shared + moved);
   }
 
   absl::Status NewGroup(NodeId id) {
@@ -105,6 +139,7 @@ class Planner {
     group.kind = KindOf(graph_.node(id).op);
     group.root = id;
     plan_.materialized[id.value] = true;
+    evaluations_[id.value] = 1;
     groups_of_[id.value] = {static_cast<int>(groups_.size())};
     groups_.push_back(std::move(group));
     return absl::OkStatus();
@@ -160,6 +195,7 @@ class Planner {
     group.outer_dims = outer;
     group.wrong_index = context_.faults().Has("fuse", FaultKind::kWrongIndex);
     groups_of_[reduction.value] = {g};
+    evaluations_[reduction.value] = 1;  // once per outer iteration
     return true;
   }
 
@@ -181,6 +217,7 @@ class Planner {
   std::vector<std::vector<NodeId>> users_;
   std::vector<std::vector<int>> groups_of_;
   std::vector<bool> is_output_;
+  std::vector<int64_t> evaluations_;  // per fused node: Evaluations when it joined
   std::vector<FusionGroup> groups_;
   FusionPlan plan_;
 };

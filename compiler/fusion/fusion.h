@@ -9,6 +9,10 @@
 //   the same way, an index map with a loaded position.
 // - A node used by several groups is materialized (gets a buffer), except
 //   trivially cheap ones (layout, full, iota), which are recomputed in each.
+// - Inside a group, a node that is not cheap and would be computed at more
+//   than 2 distinct indices per output element (read through several index
+//   maps: layout ops, gather) is materialized too, so chains of such reads
+//   cannot multiply a kernel's size level by level.
 // - A reduction is the root of its group, with its elementwise prologue
 //   computed inline. It may instead join its users' elementwise group as the
 //   group's reduction, the epilogue, when every path from it to the root is
