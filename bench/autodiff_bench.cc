@@ -2,7 +2,8 @@
 // float input marked) and CPU compile latency of the forward graph against
 // its joint graph, for examples/*.rk and random generator graphs of 100 and
 // 1000 compute nodes (main float dtype only, seeds chosen to have float
-// inputs). Compiles are cold: the kernel cache is emptied before each. Wall
+// inputs). Compiles are cold: the in-process kernel cache is emptied before
+// each and the on-disk one is off (REPROKIT_KERNEL_CACHE=off). Wall
 // times are medians.
 //
 //   bazel run -c opt //bench:autodiff_bench -- [EXAMPLES_DIR]
@@ -13,6 +14,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -121,6 +123,9 @@ void Phases(int nodes) {
 
 int main(int argc, char** argv) {
   using namespace rk::compiler;
+  // Cold compiles: no kernel from the on-disk object cache either (a user's
+  // REPROKIT_KERNEL_CACHE setting wins).
+  setenv("REPROKIT_KERNEL_CACHE", "off", /*overwrite=*/0);
   if (argc > 2 && std::string(argv[1]) == "phases") {
     Phases(std::atoi(argv[2]));
     return 0;

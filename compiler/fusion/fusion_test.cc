@@ -52,6 +52,44 @@ TEST(FusionTest, SharedExpensiveValueIsMaterialized) {
   EXPECT_TRUE(plan.materialized[1]);
 }
 
+// A value read at several indices inside one group (the taps of a gradient
+// rule) is materialized past 2 of them, so chains of such reads cannot
+// multiply a kernel's size (docs/BENCHMARKS.md, "Autodiff").
+TEST(FusionTest, ValueReadAtManyIndicesIsMaterialized) {
+  const std::string taps = R"(graph @g(%x: f32[8]) {
+    %e = exp(%x) : f32[8]
+    %a = slice(%e) {limit=[4], start=[0], stride=[1]} : f32[4]
+    %b = slice(%e) {limit=[5], start=[1], stride=[1]} : f32[4]
+    %c = slice(%e) {limit=[6], start=[2], stride=[1]} : f32[4]
+    %s = add(%a, %b) : f32[4]
+    %t = add(%s, %c) : f32[4]
+    return %t
+  })";
+  FusionPlan plan = Plan(taps);
+  EXPECT_TRUE(plan.materialized[1]) << "exp read at 3 indices";
+  ASSERT_EQ(plan.groups.size(), 2u);
+  // Two taps: computed at both, as before.
+  FusionPlan two = Plan(R"(graph @g(%x: f32[8]) {
+    %e = exp(%x) : f32[8]
+    %a = slice(%e) {limit=[4], start=[0], stride=[1]} : f32[4]
+    %b = slice(%e) {limit=[5], start=[1], stride=[1]} : f32[4]
+    %s = add(%a, %b) : f32[4]
+    return %s
+  })");
+  EXPECT_FALSE(two.materialized[1]);
+  EXPECT_EQ(two.groups.size(), 1u);
+  // Users at the exp's own index share one evaluation.
+  FusionPlan shared = Plan(R"(graph @g(%x: f32[8]) {
+    %e = exp(%x) : f32[8]
+    %a = mul(%e, %e) : f32[8]
+    %b = add(%a, %e) : f32[8]
+    %c = sub(%b, %e) : f32[8]
+    return %c
+  })");
+  EXPECT_FALSE(shared.materialized[1]);
+  EXPECT_EQ(shared.groups.size(), 1u);
+}
+
 TEST(FusionTest, GatherFusesLikeAnElementwiseOp) {
   // The table's exp fuses into the gather (computed only at gathered rows),
   // the gather into the add; a matmul operand is materialized.
