@@ -10,6 +10,15 @@
 #                                     # process, reprokit (median of 5) then Inductor (1 run;
 #                                     # `cold --repeat N` for more)
 #   tools/run_device_gpu.sh fuzz [S]  # reprokit fuzz, cpu + cpu-O0 + cuda vs fp64, S seconds (60)
+#   tools/run_device_gpu.sh grad [S]  # gradients on CUDA: every example's joint graph judged,
+#                                     # a backward-only fault captured and minified, and
+#                                     # `fuzz --grad random` on cpu + cuda for S seconds (60)
+#   tools/run_device_gpu.sh fxpool ARGS  # bench/fx_minifier_compare.py --device cuda --pool
+#                                     # --reprokit /tmp/rk/reprokit ARGS (PyTorch's fx_minifier
+#                                     # against reprokit minify on Inductor, a warm pool)
+#   tools/run_device_gpu.sh minify_j [J...]  # the built-in CPU oracle: relu:accuracy in the
+#                                     # N=200/1000 DAGs of fx_minifier_compare.py, `minify -j J`
+#                                     # for each J (default 1 4 8), wall time and calls
 #   tools/run_device_gpu.sh all [S]   # tests, bench (+ JIT -O1 and driver-cache reruns), torch,
 #                                     # cold, then fuzz for S seconds (0: no fuzz)
 # Logs and results go to /tmp/rk/out; when $OUT is set (the device tool
@@ -23,7 +32,69 @@ shift || true
 out=/tmp/rk/out
 mkdir -p /tmp/rk "$out"
 
-unpack() {
+unrun_grad() {
+  local seconds="${1:-60}" status=0 g
+  for g in examples/*.rk; do
+    echo "--- reprokit check $g --grad all-float --device cuda"
+    /tmp/rk/reprokit check "$g" --grad all-float --device cuda > "$out/grad_check.txt" 2>&1
+    local rc=$?
+    grep -E "^verdict|^signature|grad\(" "$out/grad_check.txt" | head -8
+    [[ $rc == 0 ]] || { status=1; tail -5 "$out/grad_check.txt"; }
+  done
+  echo "--- a backward-only fault on cuda: capture, minify"
+  /tmp/rk/reprokit capture examples/mlp_train.rk --device cuda \
+    --opt faults=vjp:matmul:reshape_transpose -o /tmp/rk/grad_bug || status=1
+  /tmp/rk/reprokit minify /tmp/rk/grad_bug -o /tmp/rk/grad_bug.min || status=1
+  cat /tmp/rk/grad_bug.min/graph.rk
+  local dir=/tmp/rk/fuzz_grad
+  /tmp/rk/reprokit fuzz --time "${seconds}s" -j 8 --grad random --no-o0 --out "$dir" --no-emit \
+    --quiet --minimize-time 10 > "$out/fuzz_grad.log" 2>&1
+  local f=$?
+  echo "--- reprokit fuzz --grad random exit $f"
+  cp "$dir/summary.md" "$out/summary_grad.md" 2>/dev/null || true
+  head -40 "$dir/summary.md" 2>/dev/null
+  [[ $f -le 1 ]] || status=1
+  return $status
+}
+
+run_fxpool() {
+  PYTHONUNBUFFERED=1 python3 bench/fx_minifier_compare.py --device cuda --pool \
+    --reprokit /tmp/rk/reprokit --out /tmp/rk/fx "$@" 2>&1 | tee "$out/fx_minifier_compare.txt"
+  local status=${PIPESTATUS[0]}
+  cp /tmp/rk/fx/fx_minifier_compare.md "$out/" 2>/dev/null || true
+  return "$status"
+}
+
+run_minify_j() {
+  local jobs=("$@") status=0 n j
+  (( ${#jobs[@]} )) || jobs=(1 4 8)
+  python3 bench/fx_minifier_compare.py --dry --sizes 200,1000 --seeds 1 --out /tmp/rk/dags \
+    > /dev/null || return 1
+  for n in 200 1000; do
+    rm -rf "/tmp/rk/j_bug$n"
+    /tmp/rk/reprokit capture "/tmp/rk/dags/N${n}_s1.rk" --opt faults=relu:accuracy \
+      -o "/tmp/rk/j_bug$n" > /dev/null || { status=1; continue; }
+    for j in "${jobs[@]}"; do
+      rm -rf "/tmp/rk/j_min$n"
+      local t0; t0=$(date +%s.%N)
+      /tmp/rk/reprokit minify "/tmp/rk/j_bug$n" -o "/tmp/rk/j_min$n" -j "$j" --json \
+        > "$out/minify_j.json" 2>/dev/null || status=1
+      local t1; t1=$(date +%s.%N)
+      python3 - "$n" "$j" "$t0" "$t1" "$out/minify_j.json" <<'PY'
+import json, sys
+n, j, t0, t1, path = sys.argv[1:]
+text = open(path).read()
+d = json.loads(text[text.index("{"):])
+print("minify_j N=%s -j %s: %.2f s wall, %s calls issued, %s used, final %s nodes" % (
+    n, j, float(t1) - float(t0), d.get("oracle_calls"), d.get("oracle_calls_used"),
+    d.get("final", {}).get("compute_nodes")))
+PY
+    done
+  done
+  return $status
+}
+
+pack() {
   if [[ ! -d .device ]]; then
     echo "run_device_gpu: .device/ is missing: build it with tools/build_device_bundle.sh and carry it" >&2
     exit 2
@@ -34,6 +105,8 @@ unpack() {
   done
   cp .device/libdevice.10.bc /tmp/rk/
   export REPROKIT_LIBDEVICE=/tmp/rk/libdevice.10.bc
+  # This checkout: backends/ (the Inductor adapter) and a WORKSPACE to emit into.
+  export REPROKIT_ROOT="$PWD"
   nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv,noheader || true
   cat .device/COMMIT 2>/dev/null || true
 }
@@ -89,14 +162,77 @@ run_fuzz() {
   [[ $status -le 1 ]]
 }
 
+run_grad() {
+  local seconds="${1:-60}" status=0 g
+  for g in examples/*.rk; do
+    echo "--- reprokit check $g --grad all-float --device cuda"
+    /tmp/rk/reprokit check "$g" --grad all-float --device cuda > "$out/grad_check.txt" 2>&1
+    local rc=$?
+    grep -E "^verdict|^signature|grad\(" "$out/grad_check.txt" | head -8
+    [[ $rc == 0 ]] || { status=1; tail -5 "$out/grad_check.txt"; }
+  done
+  echo "--- a backward-only fault on cuda: capture, minify"
+  /tmp/rk/reprokit capture examples/mlp_train.rk --device cuda \
+    --opt faults=vjp:matmul:reshape_transpose -o /tmp/rk/grad_bug || status=1
+  /tmp/rk/reprokit minify /tmp/rk/grad_bug -o /tmp/rk/grad_bug.min || status=1
+  cat /tmp/rk/grad_bug.min/graph.rk
+  local dir=/tmp/rk/fuzz_grad
+  /tmp/rk/reprokit fuzz --time "${seconds}s" -j 8 --grad random --no-o0 --out "$dir" --no-emit \
+    --quiet --minimize-time 10 > "$out/fuzz_grad.log" 2>&1
+  local f=$?
+  echo "--- reprokit fuzz --grad random exit $f"
+  cp "$dir/summary.md" "$out/summary_grad.md" 2>/dev/null || true
+  head -40 "$dir/summary.md" 2>/dev/null
+  [[ $f -le 1 ]] || status=1
+  return $status
+}
+
+run_fxpool() {
+  PYTHONUNBUFFERED=1 python3 bench/fx_minifier_compare.py --device cuda --pool \
+    --reprokit /tmp/rk/reprokit --out /tmp/rk/fx "$@" 2>&1 | tee "$out/fx_minifier_compare.txt"
+  local status=${PIPESTATUS[0]}
+  cp /tmp/rk/fx/fx_minifier_compare.md "$out/" 2>/dev/null || true
+  return "$status"
+}
+
+run_minify_j() {
+  local jobs=("$@") status=0 n j
+  (( ${#jobs[@]} )) || jobs=(1 4 8)
+  python3 bench/fx_minifier_compare.py --dry --sizes 200,1000 --seeds 1 --out /tmp/rk/dags \
+    > /dev/null || return 1
+  for n in 200 1000; do
+    rm -rf "/tmp/rk/j_bug$n"
+    /tmp/rk/reprokit capture "/tmp/rk/dags/N${n}_s1.rk" --opt faults=relu:accuracy \
+      -o "/tmp/rk/j_bug$n" > /dev/null || { status=1; continue; }
+    for j in "${jobs[@]}"; do
+      rm -rf "/tmp/rk/j_min$n"
+      local t0; t0=$(date +%s.%N)
+      /tmp/rk/reprokit minify "/tmp/rk/j_bug$n" -o "/tmp/rk/j_min$n" -j "$j" --json \
+        > "$out/minify_j.json" 2>/dev/null || status=1
+      local t1; t1=$(date +%s.%N)
+      python3 - "$n" "$j" "$t0" "$t1" "$out/minify_j.json" <<'PY'
+import json, sys
+n, j, t0, t1, path = sys.argv[1:]
+text = open(path).read()
+d = json.loads(text[text.index("{"):])
+print("minify_j N=%s -j %s: %.2f s wall, %s calls issued, %s used, final %s nodes" % (
+    n, j, float(t1) - float(t0), d.get("oracle_calls"), d.get("oracle_calls_used"),
+    d.get("final", {}).get("compute_nodes")))
+PY
+    done
+  done
+  return $status
+}
+
 pack() {
   [[ -n "${OUT:-}" ]] || return 0
   tar -C /tmp/rk -czf "$OUT/results.tar.gz" out
   local name
-  # At most 7 beside the archive (the device tool brings back 8 files); the
-  # -O1 and rerun variants of gpu_bench are in the archive only.
+  # At most 7 beside the archive (the device tool brings back 8 files; one run
+  # mode writes only a few of these); the -O1 and rerun variants of gpu_bench
+  # are in the archive only.
   for name in cuda_program_test.log gpu_bench.txt torch_compare.txt cold_start.txt \
-              torch_cold_start.txt summary.md; do
+              torch_cold_start.txt summary.md summary_grad.md fx_minifier_compare.txt; do
     [[ -f "$out/$name" ]] && cp "$out/$name" "$OUT/"
   done
   return 0
@@ -122,6 +258,9 @@ case "$what" in
   torch) run_torch "$@"; s=$?; pack; exit $s ;;
   cold) unpack; run_cold "$@"; s=$?; pack; exit $s ;;
   fuzz) unpack; run_fuzz "$@"; s=$?; pack; exit $s ;;
+  grad) unpack; run_grad "$@"; s=$?; pack; exit $s ;;
+  fxpool) unpack; run_fxpool "$@"; s=$?; pack; exit $s ;;
+  minify_j) unpack; run_minify_j "$@"; s=$?; pack; exit $s ;;
   all)
     unpack
     # Packed after each step: a call cut off at its limit still brings back
@@ -135,5 +274,5 @@ case "$what" in
     if [[ "${1:-0}" != 0 ]]; then run_fuzz "$1"; f=$?; pack; fi
     echo "=== tests exit $t, bench exit $b, torch exit $p, fuzz exit $f"
     exit $((t | b | p | f)) ;;
-  *) echo "usage: tools/run_device_gpu.sh tests|bench|torch|cold|fuzz|all [args]" >&2; exit 2 ;;
+  *) echo "usage: tools/run_device_gpu.sh tests|bench|torch|cold|fuzz|grad|fxpool|minify_j|all [args]" >&2; exit 2 ;;
 esac
