@@ -35,6 +35,7 @@ needs no torch.
 import argparse
 import json
 import os
+import shutil
 import random
 import subprocess
 import sys
@@ -225,8 +226,11 @@ def main(argv):
     os.makedirs(args.out, exist_ok=True)
     # fx_minifier's Inductor and Triton caches: its own, fresh (set before
     # torch is imported); each reprokit run gets its own (run_reprokit).
-    os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", os.path.join(os.path.abspath(args.out), "fx-inductor-cache"))
-    os.environ.setdefault("TRITON_CACHE_DIR", os.path.join(os.path.abspath(args.out), "fx-triton-cache"))
+    for var, name in (("TORCHINDUCTOR_CACHE_DIR", "fx-inductor-cache"),
+                      ("TRITON_CACHE_DIR", "fx-triton-cache")):
+        if var not in os.environ:
+            os.environ[var] = os.path.join(os.path.abspath(args.out), name)
+            shutil.rmtree(os.environ[var], ignore_errors=True)
     sizes = [int(s) for s in args.sizes.split(",")]
     seeds = [int(s) for s in args.seeds.split(",")]
     family = "triton" if args.device == "cuda" else "cpp"
@@ -248,8 +252,11 @@ def main(argv):
                 if not args.reprokit:
                     row["reprokit"] = {"error": "no --reprokit given"}
                 else:
+                    # Cold every time: a rerun into the same --out must not
+                    # find the last run's Inductor and Triton caches.
                     work = os.path.join(args.out, stem + ".work")
-                    os.makedirs(work, exist_ok=True)
+                    shutil.rmtree(work, ignore_errors=True)
+                    os.makedirs(work)
                     row["reprokit"] = run_reprokit(args.reprokit, rk_path, work, args.device, bug,
                                                    args.jobs, args.pool)
             rows.append(row)

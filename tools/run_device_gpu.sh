@@ -32,69 +32,7 @@ shift || true
 out=/tmp/rk/out
 mkdir -p /tmp/rk "$out"
 
-unrun_grad() {
-  local seconds="${1:-60}" status=0 g
-  for g in examples/*.rk; do
-    echo "--- reprokit check $g --grad all-float --device cuda"
-    /tmp/rk/reprokit check "$g" --grad all-float --device cuda > "$out/grad_check.txt" 2>&1
-    local rc=$?
-    grep -E "^verdict|^signature|grad\(" "$out/grad_check.txt" | head -8
-    [[ $rc == 0 ]] || { status=1; tail -5 "$out/grad_check.txt"; }
-  done
-  echo "--- a backward-only fault on cuda: capture, minify"
-  /tmp/rk/reprokit capture examples/mlp_train.rk --device cuda \
-    --opt faults=vjp:matmul:reshape_transpose -o /tmp/rk/grad_bug || status=1
-  /tmp/rk/reprokit minify /tmp/rk/grad_bug -o /tmp/rk/grad_bug.min || status=1
-  cat /tmp/rk/grad_bug.min/graph.rk
-  local dir=/tmp/rk/fuzz_grad
-  /tmp/rk/reprokit fuzz --time "${seconds}s" -j 8 --grad random --no-o0 --out "$dir" --no-emit \
-    --quiet --minimize-time 10 > "$out/fuzz_grad.log" 2>&1
-  local f=$?
-  echo "--- reprokit fuzz --grad random exit $f"
-  cp "$dir/summary.md" "$out/summary_grad.md" 2>/dev/null || true
-  head -40 "$dir/summary.md" 2>/dev/null
-  [[ $f -le 1 ]] || status=1
-  return $status
-}
-
-run_fxpool() {
-  PYTHONUNBUFFERED=1 python3 bench/fx_minifier_compare.py --device cuda --pool \
-    --reprokit /tmp/rk/reprokit --out /tmp/rk/fx "$@" 2>&1 | tee "$out/fx_minifier_compare.txt"
-  local status=${PIPESTATUS[0]}
-  cp /tmp/rk/fx/fx_minifier_compare.md "$out/" 2>/dev/null || true
-  return "$status"
-}
-
-run_minify_j() {
-  local jobs=("$@") status=0 n j
-  (( ${#jobs[@]} )) || jobs=(1 4 8)
-  python3 bench/fx_minifier_compare.py --dry --sizes 200,1000 --seeds 1 --out /tmp/rk/dags \
-    > /dev/null || return 1
-  for n in 200 1000; do
-    rm -rf "/tmp/rk/j_bug$n"
-    /tmp/rk/reprokit capture "/tmp/rk/dags/N${n}_s1.rk" --opt faults=relu:accuracy \
-      -o "/tmp/rk/j_bug$n" > /dev/null || { status=1; continue; }
-    for j in "${jobs[@]}"; do
-      rm -rf "/tmp/rk/j_min$n"
-      local t0; t0=$(date +%s.%N)
-      /tmp/rk/reprokit minify "/tmp/rk/j_bug$n" -o "/tmp/rk/j_min$n" -j "$j" --json \
-        > "$out/minify_j.json" 2>/dev/null || status=1
-      local t1; t1=$(date +%s.%N)
-      python3 - "$n" "$j" "$t0" "$t1" "$out/minify_j.json" <<'PY'
-import json, sys
-n, j, t0, t1, path = sys.argv[1:]
-text = open(path).read()
-d = json.loads(text[text.index("{"):])
-print("minify_j N=%s -j %s: %.2f s wall, %s calls issued, %s used, final %s nodes" % (
-    n, j, float(t1) - float(t0), d.get("oracle_calls"), d.get("oracle_calls_used"),
-    d.get("final", {}).get("compute_nodes")))
-PY
-    done
-  done
-  return $status
-}
-
-pack() {
+unpack() {
   if [[ ! -d .device ]]; then
     echo "run_device_gpu: .device/ is missing: build it with tools/build_device_bundle.sh and carry it" >&2
     exit 2
