@@ -181,14 +181,22 @@ void RunRealCase(repro::Oracle& oracle, Row& row, Candidate start, const std::st
   row.same_graph += CandidateKey(one.best) == CandidateKey(two.best);
 }
 
-void RunGrad(int seeds) {
+// The real oracle of the real and grad modes: 2 isolated workers (-j 2
+// judges two candidates at once); null after printing why it did not start.
+std::unique_ptr<repro::Oracle> RealOracle() {
   repro::Oracle::Config config;
   config.workers = 2;
   absl::StatusOr<std::unique_ptr<repro::Oracle>> oracle = repro::Oracle::Create(config);
   if (!oracle.ok()) {
     std::fprintf(stderr, "oracle: %s\n", oracle.status().ToString().c_str());
-    return;
+    return nullptr;
   }
+  return *std::move(oracle);
+}
+
+void RunGrad(int seeds) {
+  std::unique_ptr<repro::Oracle> oracle = RealOracle();
+  if (oracle == nullptr) return;
   PrintRealHeader();
   const char* fault = "vjp:mul:swap_operands";
   for (int n : {50, 200, 1000}) {
@@ -202,26 +210,21 @@ void RunGrad(int seeds) {
         return;
       }
       start.graph = *std::move(marked);
-      RunRealCase(**oracle, row, std::move(start), fault, Op::kMul);
+      RunRealCase(*oracle, row, std::move(start), fault, Op::kMul);
     }
     if (row.cases > 0) PrintRealRow(row);
   }
 }
 
 void RunReal(int seeds) {
-  repro::Oracle::Config config;
-  config.workers = 2;
-  absl::StatusOr<std::unique_ptr<repro::Oracle>> oracle = repro::Oracle::Create(config);
-  if (!oracle.ok()) {
-    std::fprintf(stderr, "oracle: %s\n", oracle.status().ToString().c_str());
-    return;
-  }
+  std::unique_ptr<repro::Oracle> oracle = RealOracle();
+  if (oracle == nullptr) return;
   PrintRealHeader();
   for (const char* fault : {"relu:accuracy", "relu:crash"}) {
     for (int n : {50, 200, 1000}) {
       Row row{fault, n, 1};
       for (int seed = 1; seed <= seeds; ++seed) {
-        RunRealCase(**oracle, row, RandomDag({.seed = static_cast<uint64_t>(seed), .nodes = n}),
+        RunRealCase(*oracle, row, RandomDag({.seed = static_cast<uint64_t>(seed), .nodes = n}),
                     fault, Op::kRelu);
       }
       if (row.cases > 0) PrintRealRow(row);
@@ -246,7 +249,7 @@ void RunReal(int seeds) {
     if (!graph.ok()) continue;
     Row row{std::string(p.file) + " " + p.fault, graph->num_nodes() - graph->num_inputs(), 1};
     std::vector<compiler::HostTensor> inputs = compiler::SeededInputs(*graph, 0);
-    RunRealCase(**oracle, row, Candidate{*graph, inputs}, p.fault, p.culprit);
+    RunRealCase(*oracle, row, Candidate{*graph, inputs}, p.fault, p.culprit);
     if (row.cases > 0) PrintRealRow(row);
   }
 }
