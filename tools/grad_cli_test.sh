@@ -76,7 +76,8 @@ grep -q '"signature": "accuracy:miscompile:grad:transpose:f32"' "$T/out" || { fa
 computed="$(grep -c ' = ' "$T/bug.min/graph.rk")"
 [[ "$computed" == 1 ]] && grep -q "transpose(" "$T/bug.min/graph.rk" && grep -q " grad" "$T/bug.min/graph.rk" \
   || { fail "minimized graph is not the one marked transpose"; cat "$T/bug.min/graph.rk"; }
-expect 0 "run replays the minimized bundle" -- "$bin" run "$T/bug.min"
+expect 0 "run replays the minimized bundle, gradients too" -- "$bin" run "$T/bug.min"
+grep -q "out1 grad(%" "$T/out" || { fail "run prints no gradient"; cat "$T/out"; }
 expect 1 "check replays it" -- "$bin" check "$T/bug.min"
 grep -q "expected:  accuracy:miscompile:grad:transpose:f32 (reproduced)" "$T/out" || { fail "check bundle"; cat "$T/out"; }
 expect 0 "check of it without the fault" -- "$bin" check "$T/bug.min" --opt faults=

@@ -1,7 +1,8 @@
 // `reprokit run BUNDLE`: replays a bundle in this process: loads and
 // validates it, compiles the graph with the recorded options (or hands it to
 // the recorded external backend), runs it on the recorded inputs and prints a
-// summary of every output.
+// summary of every output. A graph with `grad` inputs runs as its joint graph
+// (repro/oracle/gradients.h), so the gradients are printed too, as grad(%w).
 #include <cstdio>
 #include <optional>
 #include <string>
@@ -13,6 +14,7 @@
 #include "repro/backend/locate.h"
 #include "repro/bundle/bundle.h"
 #include "repro/oracle/backend_runner.h"
+#include "repro/oracle/gradients.h"
 #include "repro/oracle/verdict.h"
 #include "repro/store/open_store.h"
 #include "repro/oracle/memory_budget.h"
@@ -72,6 +74,27 @@ int RunRun(absl::Span<const std::string> args) {
       !s.ok()) {
     return ReportError(kName, s);
   }
+  // What runs: the graph, or for `grad` inputs the joint graph the oracle
+  // judges (its planted vjp faults included), labelled per output.
+  compiler::Graph program = b.graph;
+  std::vector<compiler::HostTensor> program_inputs = loaded->inputs;
+  std::vector<std::string> labels;       // "%y", "grad(%w)"
+  std::vector<std::string> gradient_of;  // "" for a forward output
+  for (compiler::NodeId out : b.graph.outputs()) {
+    labels.push_back("%" + b.graph.DisplayName(out));
+    gradient_of.push_back("");
+  }
+  if (repro::HasGradientMarks(b.graph)) {
+    absl::StatusOr<repro::GradientJudgement> joint =
+        repro::PrepareGradients(b.graph, loaded->inputs, b.options);
+    if (!joint.ok()) return ReportError(kName, joint.status());
+    program = joint->compiled.graph;
+    program_inputs = std::move(joint->inputs);
+    for (const auto& grad : joint->compiled.gradients) {
+      labels.push_back("grad(%" + grad.name + ")");
+      gradient_of.push_back(grad.name);
+    }
+  }
   absl::StatusOr<std::vector<compiler::HostTensor>> outputs;
   std::string failed_phase = "compile";
   if (b.options.external()) {
@@ -80,7 +103,7 @@ int RunRun(absl::Span<const std::string> args) {
         repro::BackendRunner::Create(b.options.backend, 1, repro::BackendLimits());
     if (!runner.ok()) return ReportError(kName, runner.status());
     if (absl::Status s = (*runner)->CheckOptions(b.options); !s.ok()) return ReportError(kName, s);
-    absl::StatusOr<repro::ProgramRuns> ran = (*runner)->Run(b.graph, loaded->inputs, b.options, 1);
+    absl::StatusOr<repro::ProgramRuns> ran = (*runner)->Run(program, program_inputs, b.options, 1);
     if (!ran.ok()) return ReportError(kName, ran.status());
     if (ran->ended) {
       outputs = absl::UnknownError(absl::StrCat(std::string(repro::VerdictKindName(ran->ended->kind)), ": ",
@@ -90,8 +113,8 @@ int RunRun(absl::Span<const std::string> args) {
       outputs = std::move(ran->runs[0]);
     }
   } else {
-    absl::StatusOr<compiler::Executable> exe = compiler::Compile(b.graph, b.options);
-    outputs = exe.ok() ? exe->Run(loaded->inputs)
+    absl::StatusOr<compiler::Executable> exe = compiler::Compile(program, b.options);
+    outputs = exe.ok() ? exe->Run(program_inputs)
                        : absl::StatusOr<std::vector<compiler::HostTensor>>(exe.status());
     if (exe.ok()) failed_phase = "run";
   }
@@ -108,7 +131,12 @@ int RunRun(absl::Span<const std::string> args) {
       for (size_t i = 0; i < outputs->size(); ++i) {
         Json o = Json::MakeObject();
         o.Set("index", static_cast<long long>(i));
-        o.Set("name", b.graph.DisplayName(b.graph.outputs()[i]));
+        if (gradient_of[i].empty()) {
+          o.Set("name", b.graph.DisplayName(b.graph.outputs()[i]));
+        } else {
+          o.Set("name", labels[i]);
+          o.Set("gradient_of", gradient_of[i]);
+        }
         o.Set("summary", (*outputs)[i].Summary(static_cast<int>(max_values)));
         list.push_back(std::move(o));
       }
@@ -130,7 +158,7 @@ int RunRun(absl::Span<const std::string> args) {
     return kExitReproduces;
   }
   for (size_t i = 0; i < outputs->size(); ++i) {
-    std::printf("  out%zu %%%s: %s\n", i, b.graph.DisplayName(b.graph.outputs()[i]).c_str(),
+    std::printf("  out%zu %s: %s\n", i, labels[i].c_str(),
                 (*outputs)[i].Summary(static_cast<int>(max_values)).c_str());
   }
   return kExitOk;
