@@ -485,6 +485,10 @@ absl::Status ConvertPad(NodeContext& ctx) {
   std::vector<int64_t> start(rank, 0), limit = shape.dims(), stride(rank, 1);
   bool crop = false;
   for (int k = 0; k < rank; ++k) {
+    // Compared before negating: -INT64_MIN does not exist.
+    if (pads[k] < -shape.dim(k) || pads[k + rank] < -shape.dim(k)) {
+      return ctx.Error("negative pads remove more than the dim");
+    }
     if (pads[k] < 0) {
       start[k] = -pads[k];
       pads[k] = 0;

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <limits>
 
 #include "compiler/ir/canonical_hash.h"
 #include "compiler/ir/printer.h"
@@ -275,6 +276,21 @@ TEST(ImporterTest, ReshapeDimsWhoseProductOverflowsAreRefused) {
   ASSERT_FALSE(imported.ok());
   EXPECT_EQ(imported.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(imported.status().message(), HasSubstr("more elements than 64 bits count"));
+}
+
+// Found by the onnx_import harness (UBSan: negating INT64_MIN in the Pad
+// converter's crop); input in tools/fuzzers/corpus/onnx_import.
+TEST(ImporterTest, PadsOfTheSmallestInt64AreRefused) {
+  for (int64_t pad : {std::numeric_limits<int64_t>::min(), int64_t{-5}}) {
+    onnx::ModelProto model = MakeModel(
+        {MakeNode("Pad", {"x", "pads"}, {"y"}, "pad")},
+        {{"x", onnx::TensorProto::FLOAT, {2, 4}}}, {{"y", onnx::TensorProto::FLOAT, {2, 4}}},
+        {Int64Tensor("pads", {4}, {0, pad, 0, 0})});
+    absl::StatusOr<ImportedModel> imported = ImportChecked(model);
+    ASSERT_FALSE(imported.ok()) << pad;
+    EXPECT_EQ(imported.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(imported.status().message(), HasSubstr("negative pads remove more than the dim"));
+  }
 }
 
 TEST(ImporterTest, SanitizeName) {
