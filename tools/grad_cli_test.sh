@@ -87,6 +87,12 @@ expect 0 "bisect --options" -- "$bin" bisect "$T/bug.min" --options --good-opt f
 grep -q "minimal failing difference (1 of 1): faults+=vjp:transpose:wrong_perm" "$T/out" \
   || { fail "bisect does not name the fault"; cat "$T/out" "$T/err"; }
 
+echo "== bisect --passes counts the joint graph's pass applications"
+expect 0 "capture a fusion fault in a graph with gradients" -- \
+  "$bin" capture "$example" --opt faults=fuse:wrong_index -o "$T/fused"
+expect 0 "bisect --passes" -- "$bin" bisect "$T/fused" --passes --dump-dir "$T/fused.bisect"
+grep -q "first bad: pass 'fuse' application" "$T/out" || { fail "bisect --passes"; cat "$T/out" "$T/err"; }
+
 echo "== fuzz --grad random"
 expect 1 "fuzz finds the backward-only fault" -- "$bin" fuzz --out "$T/fz" --iterations 40 --seed 3 \
   --nodes 8 --grad random --fault vjp:mul:swap_operands --no-o0 --no-gpu --no-emit --quiet \

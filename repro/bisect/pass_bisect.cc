@@ -10,6 +10,7 @@
 #include "compiler/driver/compile.h"
 #include "compiler/ir/printer.h"
 #include "repro/bisect/line_diff.h"
+#include "repro/oracle/gradients.h"
 
 namespace rk::repro {
 namespace {
@@ -90,7 +91,9 @@ absl::Status DumpCap(const BisectTarget& target, int64_t cap, const Verdict& ver
   }
   options.dump_dir = dir.string();
   ++result.in_process_compiles;
-  absl::StatusOr<compiler::Executable> exe = compiler::Compile(target.graph, options);
+  absl::StatusOr<compiler::Graph> program = CompiledGraph(target.graph, target.options);
+  if (!program.ok()) return program.status();
+  absl::StatusOr<compiler::Executable> exe = compiler::Compile(*program, options);
   std::string status_line = VerdictLabel(verdict);
   if (exe.ok()) {
     if (absl::Status s = WriteStringToFile((dir / "optimized.rk").string(),
@@ -146,8 +149,15 @@ void CountApplications(FailureProbe& probe, std::vector<compiler::PassApplicatio
     return;
   }
   ++result.in_process_compiles;
+  // The oracle compiles the joint graph of a graph with gradients; so must this.
+  absl::StatusOr<compiler::Graph> program = CompiledGraph(target.graph, target.options);
+  if (!program.ok()) {
+    result.notes.push_back(absl::StrCat("counting compile failed (", program.status().ToString(),
+                                        "); the upper bound comes from doubling the cap"));
+    return;
+  }
   absl::StatusOr<compiler::Executable> exe =
-      compiler::Compile(target.graph, WithCap(WithoutFaults(target.options), -1));
+      compiler::Compile(*program, WithCap(WithoutFaults(target.options), -1));
   if (!exe.ok()) {
     result.notes.push_back(absl::StrCat("counting compile failed (", exe.status().ToString(),
                                         "); the upper bound comes from doubling the cap"));

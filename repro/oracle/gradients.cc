@@ -41,6 +41,17 @@ absl::StatusOr<GradientJudgement> PrepareGradients(const Graph& forward,
   return judgement;
 }
 
+absl::StatusOr<Graph> CompiledGraph(const Graph& graph, const compiler::CompileOptions& options) {
+  if (!HasGradientMarks(graph)) return graph;
+  RK_ASSIGN_OR_RETURN(compiler::FaultSet faults, compiler::FaultSet::Parse(options.faults));
+  compiler::autodiff::AutodiffOptions planted;
+  planted.faults = std::move(faults);
+  RK_ASSIGN_OR_RETURN(compiler::autodiff::JointGraph joint,
+                      compiler::autodiff::BuildJointGraph(
+                          graph, compiler::autodiff::GradSpecFromMarks(graph), planted));
+  return std::move(joint.graph);
+}
+
 std::optional<PlantedVjpSite> FindPlantedVjpSite(const Graph& forward,
                                                  const compiler::CompileOptions& options) {
   absl::StatusOr<compiler::FaultSet> faults = compiler::FaultSet::Parse(options.faults);

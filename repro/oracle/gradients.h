@@ -56,6 +56,13 @@ absl::StatusOr<GradientJudgement> PrepareGradients(const compiler::Graph& forwar
                                                    absl::Span<const compiler::HostTensor> inputs,
                                                    const compiler::CompileOptions& options);
 
+// The graph the compiler compiles when `graph` is judged: `graph` itself, or
+// for `grad` inputs its joint graph with the planted vjp faults (what
+// in-process compiles beside the oracle, e.g. pass bisection's logs, must
+// compile so their pass applications are the oracle's).
+absl::StatusOr<compiler::Graph> CompiledGraph(const compiler::Graph& graph,
+                                              const compiler::CompileOptions& options);
+
 // For a failure seen only in gradients: the forward op (and that node's
 // dtype) a planted vjp:<op> fault names, when the forward graph holds one;
 // nullopt otherwise.
