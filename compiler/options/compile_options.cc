@@ -145,11 +145,15 @@ absl::Status SetDumpDir(CompileOptions& o, const std::string& v) {
 
 absl::Status SetCudaArch(CompileOptions& o, const std::string& v) {
   int64_t number = 0;
-  if (v.size() < 4 || v.rfind("sm_", 0) != 0 || !absl::SimpleAtoi(v.substr(3), &number) ||
+  // Digits only: SimpleAtoi alone takes "sm_8 " (found by the flags fuzz
+  // harness: the space did not survive ToString and Parse).
+  const bool digits = v.size() >= 4 && v.size() <= 12 &&
+                      v.find_first_not_of("0123456789", 3) == std::string::npos;
+  if (!digits || v.rfind("sm_", 0) != 0 || !absl::SimpleAtoi(v.substr(3), &number) ||
       number <= 0) {
     return BadValue("cuda_arch", v, "expected sm_<number>, e.g. sm_90");
   }
-  o.cuda_arch = v;
+  o.cuda_arch = absl::StrCat("sm_", number);
   return absl::OkStatus();
 }
 

@@ -131,6 +131,11 @@ TEST(CompileOptionsTest, BadValuesNameKeyAndValue) {
       {"max_pass_applications", "-2", "max_pass_applications=-2"},
       {"faults", "relu:accuracy,", "empty list item"},
       {"cuda_arch", "90", "cuda_arch=90: expected sm_<number>"},
+      // Found by the flags fuzz harness: a space SimpleAtoi skipped did not
+      // survive ToString and Parse.
+      {"cuda_arch", "sm_8 ", "cuda_arch=sm_8 : expected sm_<number>"},
+      {"cuda_arch", "sm_ 8", "expected sm_<number>"},
+      {"cuda_arch", "sm_+8", "expected sm_<number>"},
   };
   for (const BadValueCase& c : cases) {
     CompileOptions options;
