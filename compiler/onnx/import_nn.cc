@@ -463,6 +463,10 @@ absl::Status ConvertPad(NodeContext& ctx) {
     if (ctx.HasInput(2)) {
       RK_ASSIGN_OR_RETURN(HostTensor v, ctx.ConstantInput(2));
       if (v.num_elements() != 1) return ctx.Error("constant_value must be a scalar");
+      if (v.dtype() != ctx.type(x).dtype) {
+        return ctx.Error(absl::StrCat("constant_value is ", std::string(DTypeName(v.dtype())),
+                                      ", the data ", std::string(DTypeName(ctx.type(x).dtype))));
+      }
       value = v.GetDouble(0);
     }
     if (ctx.HasInput(3)) {
@@ -480,6 +484,12 @@ absl::Status ConvertPad(NodeContext& ctx) {
   }
   if (static_cast<int>(pads.size()) != 2 * rank) {
     return ctx.Error(absl::StrCat(pads.size(), " pads for rank ", rank, " (needs ", 2 * rank, ")"));
+  }
+  // The value as the data's float type holds it (an opset < 11 `value` is a
+  // 32-bit float attribute, narrower or wider than the data; found by the
+  // onnx_import harness with an int64 constant_value, now refused above).
+  if (IsFloat(ctx.type(x).dtype)) {
+    value = HostTensor::Full(TensorType(ctx.type(x).dtype, {}), value).GetDouble(0);
   }
   // Negative pads crop: a slice first, then the non-negative padding.
   std::vector<int64_t> start(rank, 0), limit = shape.dims(), stride(rank, 1);

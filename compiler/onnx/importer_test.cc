@@ -293,6 +293,19 @@ TEST(ImporterTest, PadsOfTheSmallestInt64AreRefused) {
   }
 }
 
+// Found by the onnx_import harness: an int64 constant_value on float data
+// imported as 4294967294, exported as the f32 4294967296, read back changed.
+TEST(ImporterTest, PadValueOfAnotherTypeIsRefused) {
+  onnx::ModelProto model = MakeModel(
+      {MakeNode("Pad", {"x", "pads", "value"}, {"y"}, "pad")},
+      {{"x", onnx::TensorProto::FLOAT, {2, 4}}}, {{"y", onnx::TensorProto::FLOAT, {2, 6}}},
+      {Int64Tensor("pads", {4}, {0, 1, 0, 1}), Int64Tensor("value", {}, {4294967294})});
+  absl::StatusOr<ImportedModel> imported = ImportChecked(model);
+  ASSERT_FALSE(imported.ok());
+  EXPECT_EQ(imported.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(imported.status().message(), HasSubstr("constant_value is i64, the data f32"));
+}
+
 TEST(ImporterTest, SanitizeName) {
   EXPECT_EQ(SanitizeName("/encoder/layer.0/MatMul"), "encoder_layer.0_MatMul");
   EXPECT_EQ(SanitizeName("123"), "n123");
