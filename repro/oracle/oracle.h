@@ -15,6 +15,9 @@
 //      indexing, fusion, folding), right -> "precision" (accumulation order,
 //      low-precision compute, approximate math).
 //
+// A graph with inputs marked `grad` is judged as its joint graph, forward
+// outputs and gradients (gradients.h).
+//
 // Oracle runs this in a worker subprocess (repro/isolate) by default, so a
 // crash, abort or hang inside the compiler or the generated code becomes a
 // crash or timeout verdict; JudgeInProcess runs it in the calling process.
