@@ -27,13 +27,6 @@ bool IsGradientSignature(const repro::Signature& signature) {
   return d.has_value() && d->gradient;
 }
 
-bool HasMarkedInput(const Graph& graph) {
-  for (NodeId id : graph.inputs()) {
-    if (compiler::IsMarkedForGrad(graph.node(id))) return true;
-  }
-  return false;
-}
-
 }  // namespace
 
 OracleInterestingness::OracleInterestingness(repro::Oracle* oracle,
@@ -84,7 +77,7 @@ bool OracleInterestingness::CanMatch(const Candidate& candidate) const {
   if (IsGradientSignature(expected_)) {
     // No marked input, no gradient to fail. A planted vjp:<op> fault names a
     // forward op; otherwise the name is the joint graph's, not checked here.
-    if (!HasMarkedInput(candidate.graph)) return false;
+    if (!repro::HasGradientMarks(candidate.graph)) return false;
     if (!repro::FindPlantedVjpSite(candidate.graph, options_).has_value()) return true;
     return repro::CanNameFailure(candidate.graph, parts[1], parts[2]);
   }
