@@ -13,6 +13,9 @@
 //   hardware that stores every intermediate would. Reductions, matmul and
 //   composites (gelu, softmax, log_softmax, layer_norm, rms_norm) accumulate in
 //   double and round once, at the end of the op; so do conv2d and avg_pool2d.
+//   One exception: layer_norm below f64 rounds its row mean to f32 before
+//   subtracting it, as every f32 implementation does (with a nearly constant
+//   row that rounding is amplified by 1/sqrt(eps) and dominates the error).
 // - fp64 (EvalOptions::fp64): the graph is first promoted with PromoteToF64
 //   (promote.h): every float input, node, constant and cast target becomes
 //   f64; integers and bool stay as they are. Float inputs are converted to f64

@@ -440,5 +440,28 @@ TEST(InterpreterTest, LayerNormEpsilonAndConstantRows) {
                       static_cast<float>(1 / std::sqrt(2.0))});
 }
 
+// Below f64 the row mean is held in f32 before it is subtracted, as the
+// compiler's lowering (and any f32 program) holds it: the mean of 1 and
+// 1 + 2^-23 is 1 + 2^-24, which rounds to 1 in f32. With eps = 0 the
+// normalized row is then (0, sqrt(2)); in f64 it is (-1, 1).
+TEST(InterpreterTest, LayerNormHoldsTheRowMeanInF32BelowF64) {
+  const float above_one = 1.0f + std::ldexp(1.0f, -23);
+  const std::string f32 = R"(graph @g(%x: f32[1,2], %g: f32[2], %b: f32[2]) {
+  %y = layer_norm(%x, %g, %b) {axis=-1, eps=0.0} : f32[1,2]
+  return %y
+})";
+  HostTensor y = Eval1(f32, {T(DType::kF32, {1, 2}, {1, above_one}), T(DType::kF32, {2}, {1, 1}),
+                             T(DType::kF32, {2}, {0, 0})});
+  ExpectValues(D(y), {0, static_cast<float>(std::sqrt(2.0))});
+
+  const std::string f64 = R"(graph @g(%x: f64[1,2], %g: f64[2], %b: f64[2]) {
+  %y = layer_norm(%x, %g, %b) {axis=-1, eps=0.0} : f64[1,2]
+  return %y
+})";
+  y = Eval1(f64, {T(DType::kF64, {1, 2}, {1, above_one}), T(DType::kF64, {2}, {1, 1}),
+                  T(DType::kF64, {2}, {0, 0})});
+  ExpectValues(D(y), {-1, 1}, 1e-9);
+}
+
 }  // namespace
 }  // namespace rk::compiler::reference_test

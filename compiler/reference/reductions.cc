@@ -269,6 +269,12 @@ absl::StatusOr<HostTensor> Norm(const Node& node, absl::Span<const HostTensor> o
       if (layer) {
         for (int64_t k = 0; k < rows->dim; ++k) mean += v[rows->at(o, k, i)];
         mean /= n;
+        // Every implementation below f64 subtracts a mean held in f32 (the
+        // compiler's lowering computes f16/bf16/f32 composites in f32). Where
+        // a row is nearly constant, eps dominates the variance and that
+        // rounding is scaled up by 1/sqrt(eps); a reference that kept the mean
+        // in double would be far more exact than any f32 program can be.
+        if (node.type.dtype != DType::kF64) mean = static_cast<float>(mean);
       }
       double second_moment = 0.0;  // variance about `mean` (0 for rms_norm)
       for (int64_t k = 0; k < rows->dim; ++k) {

@@ -16,7 +16,9 @@
 //            fp64 where the result is a number means cannot judge. When the
 //            output was computed in a lower precision than its dtype
 //            (computed_in, e.g. bf16 widened by a cast), rmse(native, fp64) is
-//            taken as at least the rounding error of that precision.
+//            taken as at least the rounding error of that precision, and
+//            the bound is at least that rounding error plus what rounding
+//            the output's operands may move it by (operand_rounding_rms).
 //   "strict" allclose(result, native) only.
 //   "cosine" cosine similarity of result and native >= 0.99.
 // Non-float outputs compare exactly (or are ignored with compare_non_float =
@@ -60,6 +62,12 @@ struct AccuracyOptions {
   // The lowest float precision on the output's paths (computation_precision.h);
   // kF64: the output's own dtype decides.
   compiler::DType computed_in = compiler::DType::kF64;
+  // The rms change of the output when each of its bf16/f16 operands moves by
+  // half a unit (operand_rounding.h); 0 when not measured. With a bf16/f16
+  // computed_in, the torch rule passes an error up to the output's own
+  // rounding floor plus this, since fused code may round those operands
+  // differently from the reference.
+  double operand_rounding_rms = 0;
 };
 
 double DefaultTolerance(compiler::DType dtype);

@@ -21,6 +21,7 @@
 #include "repro/oracle/failure_site.h"
 #include "repro/oracle/gradients.h"
 #include "repro/oracle/memory_budget.h"
+#include "repro/oracle/operand_rounding.h"
 #include "repro/oracle/planted_fault.h"
 #include "repro/oracle/preflight.h"
 #include "repro/oracle/wire.h"
@@ -233,6 +234,7 @@ absl::StatusOr<Verdict> JudgeGraphs(const JudgedGraphs& g, absl::Span<const Host
   const std::vector<compiler::DType> precisions = OutputPrecisions(g.reference);
   int first_unjudged = -1;
   std::vector<int> failing;
+  std::vector<HostTensor> fp64_values;  // the fp64 run's intermediates, when needed
   for (int i = 0; i < static_cast<int>(runs[0].size()); ++i) {
     OutputVerdict o = describe(i);
     const HostTensor& result = runs[0][i];
@@ -240,6 +242,25 @@ absl::StatusOr<Verdict> JudgeGraphs(const JudgedGraphs& g, absl::Span<const Host
     AccuracyOptions accuracy = oracle_options.accuracy;
     accuracy.computed_in = precisions[i];
     o.metrics = policy->Judge(result, native->outputs[i], ref64, accuracy);
+    if (o.metrics.judgement == Judgement::kFail && ref64 != nullptr &&
+        compiler::IsLowPrecision(accuracy.computed_in)) {
+      // Measured only for a failing bf16/f16 output: it needs the fp64 run's
+      // intermediates, which the common passing case never pays for.
+      if (fp64_values.empty()) {
+        compiler::EvalOptions record = fp64_options;
+        record.record_intermediates = true;
+        absl::StatusOr<compiler::EvalResult> all = compiler::Evaluate(g.reference, inputs, record);
+        if (!all.ok()) return all.status();
+        fp64_values = std::move(all->values);
+      }
+      absl::StatusOr<double> moved =
+          OperandRoundingRms(g.reference, fp64_values, g.reference.outputs()[i]);
+      if (!moved.ok()) return moved.status();
+      if (*moved > 0) {
+        accuracy.operand_rounding_rms = *moved;
+        o.metrics = policy->Judge(result, native->outputs[i], ref64, accuracy);
+      }
+    }
     if (o.metrics.judgement == Judgement::kFail) failing.push_back(i);
     if (o.metrics.judgement == Judgement::kCannotJudge && first_unjudged < 0) first_unjudged = i;
     v.outputs.push_back(std::move(o));
