@@ -365,13 +365,18 @@ bool Engine::RunReduction(const ReductionInfo& info) {
 }
 
 void Engine::FixedPoint() {
-  bool changed = true;
-  while (changed && !ShouldStop()) {
-    changed = false;
-    for (const ReductionInfo& info : AllReductions()) {
-      if (!Selected(info)) continue;
-      changed |= RunReduction(info);
-      if (ShouldStop()) return;
+  // The reductions that remove nodes first, to their own fixed point; those
+  // that only shrink values (kValues) join after, when the graph is small:
+  // spent on a large graph, their calls are mostly repeated on its parts.
+  for (bool nodes_only : {true, false}) {
+    bool changed = true;
+    while (changed && !ShouldStop()) {
+      changed = false;
+      for (const ReductionInfo& info : AllReductions()) {
+        if (!Selected(info) || (nodes_only && info.phase == ReductionPhase::kValues)) continue;
+        changed |= RunReduction(info);
+        if (ShouldStop()) return;
+      }
     }
   }
 }

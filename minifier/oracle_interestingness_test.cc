@@ -115,6 +115,47 @@ TEST(OracleInterestingnessTest, CanMatchOnlyWhatHoldsTheNamedOpOrAnUpstreamNode)
 })")));
 }
 
+// Without inputs, a small graph is folded whole by the built-in compiler
+// (the reference interpreter computes it): no generated code runs, so no
+// accuracy or nondeterminism failure can show. Folding off, a cap on pass
+// applications, a large value or an external backend: worth asking.
+TEST(OracleInterestingnessTest, CannotMatchAGraphTheCompilerFoldsWhole) {
+  constexpr char kFolded[] = R"(graph @g() {
+  %x = full() {dtype=f32, shape=[2,8], value=1.0} : f32[2,8]
+  %m = reduce_mean(%x) {axes=[1], keepdim=false} : f32[2]
+  %c = cast(%m) {dtype=bf16} : bf16[2]
+  return %c
+})";
+  const repro::Signature accuracy = repro::AccuracySignature("miscompile", "cast", "bf16");
+  OracleInterestingness builtin(nullptr, compiler::CompileOptions(), accuracy);
+  EXPECT_FALSE(builtin.CanMatch(ParseCandidate(kFolded)));
+  EXPECT_TRUE(builtin.CanMatch(ParseCandidate(R"(graph @g(%x: f32[2,8]) {
+  %m = reduce_mean(%x) {axes=[1], keepdim=false} : f32[2]
+  %c = cast(%m) {dtype=bf16} : bf16[2]
+  return %c
+})"))) << "an input: generated code runs";
+  EXPECT_TRUE(builtin.CanMatch(ParseCandidate(R"(graph @g() {
+  %x = full() {dtype=f32, shape=[2,4096], value=1.0} : f32[2,4096]
+  %e = exp(%x) : f32[2,4096]
+  %m = reduce_mean(%e) {axes=[1], keepdim=false} : f32[2]
+  %c = cast(%m) {dtype=bf16} : bf16[2]
+  return %c
+})"))) << "too large to fold";
+  for (const char* option : {"opt_level=0", "disable_passes=constant_fold",
+                             "max_pass_applications=3"}) {
+    absl::StatusOr<compiler::CompileOptions> options = compiler::CompileOptions::Parse(option);
+    ASSERT_TRUE(options.ok()) << options.status();
+    OracleInterestingness unfolded(nullptr, *options, accuracy);
+    EXPECT_TRUE(unfolded.CanMatch(ParseCandidate(kFolded))) << option;
+  }
+  compiler::CompileOptions external;
+  external.backend = "torch_inductor";
+  EXPECT_TRUE(OracleInterestingness(nullptr, external, accuracy).CanMatch(ParseCandidate(kFolded)));
+  OracleInterestingness crash(nullptr, compiler::CompileOptions(),
+                              repro::CrashSignature("SIGSEGV", {}, "compile"));
+  EXPECT_TRUE(crash.CanMatch(ParseCandidate(kFolded))) << "a pass may crash on constants";
+}
+
 TEST(OracleInterestingnessTest, NameUnnamedNodesKeepsNamesAndFillsTheRest) {
   Candidate dag = RandomDag({.seed = 3, .nodes = 10});
   NameUnnamedNodes(dag.graph);

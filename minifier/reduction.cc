@@ -6,6 +6,7 @@
 #include "minifier/reductions/drop_outputs.h"
 #include "minifier/reductions/inputs_to_constants.h"
 #include "minifier/reductions/keep_cone.h"
+#include "minifier/reductions/lower_composites.h"
 #include "minifier/reductions/probdd_nodes.h"
 #include "minifier/reductions/remove_unused_inputs.h"
 #include "minifier/reductions/shrink_shapes.h"
@@ -18,8 +19,8 @@ namespace rk::minifier {
 namespace {
 
 constexpr ReductionInfo kReductions[] = {
-#define REDUCTION(stem, fn, search, values, oracles) \
-  {#stem, &fn, SearchKind::search, values, OracleCost::oracles},
+#define REDUCTION(stem, fn, search, values, oracles, phase) \
+  {#stem, &fn, SearchKind::search, values, OracleCost::oracles, ReductionPhase::phase},
 #include "minifier/reductions.def"
 #undef REDUCTION
 };

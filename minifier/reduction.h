@@ -43,6 +43,11 @@ enum class SearchKind { kBinarySearch, kAggressiveFirst, kFirstInteresting, kPro
 // external backend's compile: seconds, growing with the candidate).
 enum class OracleCost { kAnyOracle, kCheapOracle, kCostlyOracle };
 
+// When a reduction joins the schedule: kNodes ones (removing nodes and
+// outputs, simplifying ops and dtypes) run to their fixed point first;
+// kValues ones (shrinking shapes and input values) join after that.
+enum class ReductionPhase { kNodes, kValues };
+
 struct ReductionInput {
   const Candidate& current;
   // The recorded value of every node of current.graph, in the node's dtype,
@@ -66,6 +71,7 @@ struct ReductionInfo {
   SearchKind search;
   bool needs_values;  // whether the plan reads ReductionInput::values
   OracleCost oracles;
+  ReductionPhase phase;
 };
 
 // Every reduction, in schedule order (reductions.def).

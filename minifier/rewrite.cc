@@ -52,12 +52,17 @@ struct Rebuild {
   // new input is marked), as PyTorch's minifier keeps requires_grad on the
   // placeholders it makes.
   std::vector<bool> needs_grad;
+  // Whether each base node is read by another node or is an output.
+  std::vector<bool> used_in_base;
 
   Rebuild(const Candidate& b, RecordedValues* v, const GraphEdit& e)
       : base(b), values(v), edit(e), builder(b.graph.name()),
-        mapped(b.graph.num_nodes()), needs_grad(b.graph.num_nodes(), false) {
+        mapped(b.graph.num_nodes()), needs_grad(b.graph.num_nodes(), false),
+        used_in_base(b.graph.num_nodes(), false) {
+    for (NodeId out : base.graph.outputs()) used_in_base[out.value] = true;
     for (int i = 0; i < base.graph.num_nodes(); ++i) {
       const Node& node = base.graph.node(NodeId(i));
+      for (NodeId operand : node.operands) used_in_base[operand.value] = true;
       if (!node.name.empty()) names.insert(node.name);
       if (node.op == Op::kInput) {
         needs_grad[i] = compiler::IsMarkedForGrad(node);
@@ -76,6 +81,10 @@ struct Rebuild {
       if (node.op != Op::kInput) break;
       int position = input_index++;
       if (edit.actions[i] == Action::kDrop || edit.actions[i] == Action::kToFull) continue;
+      // An input the edit left without a user goes with the nodes that read
+      // it (one candidate instead of a later remove_unused_inputs call); one
+      // that was unused before the edit stays for that reduction to judge.
+      if (!live[i] && used_in_base[i]) continue;
       mapped[i] = builder.Input(node.name, node.type, compiler::IsMarkedForGrad(node));
       inputs.push_back(base.inputs[position]);
     }

@@ -5,7 +5,8 @@
 // input holding its recorded value (a "cut"), forward its users to another
 // node (bypass), replace it by a `full` splat, or (inputs only) drop it. It may
 // also replace the output list. ApplyEdit resolves forwards, keeps only what
-// the outputs need (original inputs stay unless dropped), rebuilds through
+// the outputs need (an original input stays unless dropped or left without a
+// user by the edit; one unused before the edit stays), rebuilds through
 // GraphBuilder so every type is re-inferred, and returns the inputs aligned
 // with the new signature. Anything that breaks inference or leaves a dropped
 // input in use is InvalidArgument: the engine counts it as an invalid

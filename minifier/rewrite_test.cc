@@ -23,11 +23,32 @@ TEST(ApplyEdit, ForwardChainsResolveAndDeadCodeGoes) {
   edit.Forward(NodeId(4), NodeId(3));
   absl::StatusOr<Candidate> out = ApplyEdit(c, nullptr, edit);
   ASSERT_TRUE(out.ok()) << out.status();
-  EXPECT_EQ(PrintCandidate(*out), R"(graph @g(%x: f32[4], %y: f32[4]) {
+  EXPECT_EQ(PrintCandidate(*out), R"(graph @g(%x: f32[4]) {
   %a = neg(%x) : f32[4]
   return %a
 }
 )");
+}
+
+// An input the edit leaves without a user goes in the same candidate (no
+// later remove_unused_inputs call); one unused before the edit stays, for
+// that reduction to judge.
+TEST(ApplyEdit, InputsLeftUnreadGoAndInputsUnreadBeforeStay) {
+  Candidate c = ParseCandidate(R"(graph @g(%x: f32[4], %y: f32[4], %u: f32[2]) {
+  %a = neg(%x) : f32[4]
+  %c = add(%a, %y) : f32[4]
+  return %c
+})");
+  GraphEdit edit(c.graph);
+  edit.Forward(NodeId(4), NodeId(3));  // %c -> %a: %y loses its only user
+  absl::StatusOr<Candidate> out = ApplyEdit(c, nullptr, edit);
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(PrintCandidate(*out), R"(graph @g(%x: f32[4], %u: f32[2]) {
+  %a = neg(%x) : f32[4]
+  return %a
+}
+)");
+  EXPECT_EQ(out->inputs.size(), 2u);
 }
 
 TEST(ApplyEdit, DroppingAnInputStillReadIsInvalid) {
@@ -59,7 +80,7 @@ TEST(ApplyEdit, GradMarksStayAndCutsOfDifferentiableValuesAreMarked) {
   edit.ToInput(NodeId(4));  // %b = exp(%y): none does
   absl::StatusOr<Candidate> out = ApplyEdit(c, values.values.get(), edit);
   ASSERT_TRUE(out.ok()) << out.status();
-  EXPECT_EQ(PrintCandidate(*out), R"(graph @g(%x: f32[4] grad, %y: f32[4], %i: i32[4], %a: f32[4] grad, %b: f32[4]) {
+  EXPECT_EQ(PrintCandidate(*out), R"(graph @g(%i: i32[4], %a: f32[4] grad, %b: f32[4]) {
   %f = cast(%i) {dtype=f32} : f32[4]
   %c = add(%a, %b) : f32[4]
   %d = mul(%c, %f) : f32[4]

@@ -6,8 +6,7 @@
 
 #include "compiler/ir/window.h"
 #include "compiler/options/compile_options.h"
-#include "compiler/passes/decompose.h"
-#include "compiler/passes/pass_manager.h"
+#include "minifier/reductions/lower_composites.h"
 #include "minifier/rewrite.h"
 
 namespace rk::minifier {
@@ -22,15 +21,6 @@ using compiler::OpKind;
 bool Offers(Op op, OpSimplification simplification) {
   const std::vector<OpSimplification> offered = SimplificationsOf(op);
   return std::find(offered.begin(), offered.end(), simplification) != offered.end();
-}
-
-absl::StatusOr<Candidate> LowerComposites(Candidate candidate) {
-  absl::StatusOr<compiler::PassContext> context =
-      compiler::PassContext::Create(compiler::CompileOptions());
-  if (!context.ok()) return context.status();
-  absl::StatusOr<bool> changed = compiler::Decompose(candidate.graph, *context);
-  if (!changed.ok()) return changed.status();
-  return candidate;
 }
 
 // A target that shrinks graph inputs: per input, the largest each dim may
@@ -181,7 +171,7 @@ ReductionPlan SimplifyOp(const ReductionInput& input) {
     }
     absl::StatusOr<Candidate> edited = ApplyEdit(shrunk, {}, edit);
     if (!edited.ok() || !lower) return edited;
-    return LowerComposites(*std::move(edited));
+    return LowerAllComposites(*std::move(edited));
   };
   return plan;
 }
