@@ -395,6 +395,18 @@ void Campaign::HandleFailure(const Graph& graph, const std::vector<HostTensor>& 
   minify.fp64_values = verdict.kind == repro::VerdictKind::kAccuracy;
   minify.reproduce_runs = 1;
   absl::StatusOr<minifier::MinifyResult> result = minifier::Minify(best, interestingness, minify);
+  if (!result.ok() && IsUnconfirmedFailure(result.status(), verdict.kind)) {
+    // Judged again, the graph did not fail: a timeout on a loaded machine or
+    // an intermittent crash, not a finding (and no bundle of a passing graph).
+    std::lock_guard<std::mutex> lock(mu_);
+    ++stats_.unconfirmed;
+    if (stats_.unconfirmed_failures.size() < 20) {
+      stats_.unconfirmed_failures.push_back(absl::StrCat("seed ", seed, " ", config.name, ": ",
+                                                         raw, " (", verdict.message, ")"));
+    }
+    fs::remove_all(tmp, ec);
+    return;
+  }
   FindingRecord record;
   if (result.ok()) {
     best = result->best;
@@ -566,6 +578,10 @@ absl::StatusOr<CampaignSummary> Campaign::Run(const CampaignProgressFn& progress
 }
 
 }  // namespace
+
+bool IsUnconfirmedFailure(const absl::Status& minimized, repro::VerdictKind kind) {
+  return absl::IsFailedPrecondition(minimized) && kind != repro::VerdictKind::kNondeterministic;
+}
 
 uint64_t GraphSeed(uint64_t campaign_seed, int64_t index) {
   uint64_t z = campaign_seed * 0x9e3779b97f4a7c15ULL + static_cast<uint64_t>(index) + 1;

@@ -41,8 +41,10 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "compiler/generator/generator.h"
+#include "repro/oracle/verdict.h"
 
 namespace rk::fuzz {
 
@@ -118,6 +120,12 @@ struct TimelinePoint {
   int64_t findings = 0;
 };
 
+// Whether a failure is left out of the findings as unconfirmed: minimizing it
+// (`minimized`, the minifier's status) found that it did not fail when judged
+// again (FailedPrecondition), and it is not a nondeterministic failure, which
+// may pass any single judgement. CampaignStats::unconfirmed counts these.
+bool IsUnconfirmedFailure(const absl::Status& minimized, repro::VerdictKind kind);
+
 // At most this many timeline points are kept: past it every other point is
 // dropped (the first and the newest stay).
 inline constexpr size_t kMaxTimelinePoints = 512;
@@ -132,6 +140,12 @@ struct CampaignStats {
   int64_t duplicates = 0;  // failures that matched a known or earlier finding
   int64_t known_hits = 0;  // ... of which matched --known
   int64_t minimizations = 0;
+  // Failures that did not reproduce when the minimizer judged them again (a
+  // timeout on a loaded machine, an intermittent crash): not findings, but
+  // counted and listed (unconfirmed_failures, the first 20) so none is lost.
+  // Nondeterministic failures are intermittent by nature and always kept.
+  int64_t unconfirmed = 0;
+  std::vector<std::string> unconfirmed_failures;  // "seed S CONFIG: SIGNATURE (MESSAGE)"
   double seconds = 0;      // wall time, all runs
   double generate_seconds = 0;
   double judge_seconds = 0;

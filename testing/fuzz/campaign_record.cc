@@ -58,6 +58,10 @@ void MergeStats(const CampaignStats& in, CampaignStats& out) {
   out.duplicates += in.duplicates;
   out.known_hits += in.known_hits;
   out.minimizations += in.minimizations;
+  out.unconfirmed += in.unconfirmed;
+  for (const std::string& u : in.unconfirmed_failures) {
+    if (out.unconfirmed_failures.size() < 20) out.unconfirmed_failures.push_back(u);
+  }
   out.seconds = std::max(out.seconds, in.seconds);  // shards run side by side
   out.generate_seconds += in.generate_seconds;
   out.judge_seconds += in.judge_seconds;

@@ -110,6 +110,7 @@ const ScalarMember<CampaignStats> kStatsMembers[] = {
     {"duplicates", &CampaignStats::duplicates},
     {"known_hits", &CampaignStats::known_hits},
     {"minimizations", &CampaignStats::minimizations},
+    {"unconfirmed", &CampaignStats::unconfirmed},
     {"seconds", &CampaignStats::seconds},
     {"generate_seconds", &CampaignStats::generate_seconds},
     {"judge_seconds", &CampaignStats::judge_seconds},
@@ -163,6 +164,9 @@ Json StatsToJson(const CampaignStats& s) {
   Json errors = Json::MakeArray();
   for (const std::string& e : s.errors) errors.push_back(e);
   j.Set("errors", std::move(errors));
+  Json unconfirmed = Json::MakeArray();
+  for (const std::string& u : s.unconfirmed_failures) unconfirmed.push_back(u);
+  j.Set("unconfirmed_failures", std::move(unconfirmed));
   Json timeline = Json::MakeArray();
   for (const TimelinePoint& p : s.timeline) {
     Json x = Json::MakeArray();
@@ -194,6 +198,9 @@ absl::Status StatsFromJson(const Json& j, CampaignStats* s) {
     for (const auto& [key, n] : c->object()) {
       if (n.is_number()) s->op_dtypes[key] = static_cast<int64_t>(n.double_value());
     }
+  }
+  if (const Json* u = j.Find("unconfirmed_failures"); u != nullptr && u->is_array()) {
+    for (const Json& x : u->array()) s->unconfirmed_failures.push_back(x.string_value());
   }
   if (const Json* e = j.Find("errors"); e != nullptr && e->is_array()) {
     for (const Json& x : e->array()) s->errors.push_back(x.string_value());

@@ -151,6 +151,21 @@ TEST(CampaignTest, KnownSignaturesAreNotNew) {
   EXPECT_GT(t->stats.known_hits, 0);
 }
 
+// A timeout on a loaded machine is judged again by the minimizer and passes:
+// it is counted as unconfirmed, not published as a finding. A nondeterministic
+// failure may pass any one judgement and stays a finding.
+TEST(CampaignTest, FailuresThatDoNotFailAgainAreUnconfirmed) {
+  const absl::Status not_again =
+      absl::FailedPreconditionError("the input does not reproduce its expected failure");
+  EXPECT_TRUE(IsUnconfirmedFailure(not_again, repro::VerdictKind::kTimeout));
+  EXPECT_TRUE(IsUnconfirmedFailure(not_again, repro::VerdictKind::kCrash));
+  EXPECT_TRUE(IsUnconfirmedFailure(not_again, repro::VerdictKind::kAccuracy));
+  EXPECT_FALSE(IsUnconfirmedFailure(not_again, repro::VerdictKind::kNondeterministic));
+  EXPECT_FALSE(IsUnconfirmedFailure(absl::InternalError("a value could not be read"),
+                                    repro::VerdictKind::kTimeout));
+  EXPECT_FALSE(IsUnconfirmedFailure(absl::OkStatus(), repro::VerdictKind::kTimeout));
+}
+
 TEST(CampaignTest, RejectsBadShards) {
   CampaignOptions o = ReluOptions(TempDir("shard"));
   o.shard_index = 2;

@@ -116,6 +116,10 @@ std::string SummaryMarkdown(const CampaignSummary& s) {
   absl::StrAppendFormat(&md, "| failures | %d (%d duplicates, %d known) |\n", st.failures,
                         st.duplicates, st.known_hits);
   absl::StrAppendFormat(&md, "| findings | %d (%d new) |\n", s.findings.size(), s.new_findings);
+  if (st.unconfirmed > 0) {
+    absl::StrAppendFormat(&md, "| unconfirmed | %d (did not reproduce when judged again: not findings) |\n",
+                          st.unconfirmed);
+  }
   absl::StrAppendFormat(&md, "| time split | generate %.1f s, judge %.1f s, minimize %.1f s |\n\n",
                         st.generate_seconds, st.judge_seconds, st.minimize_seconds);
   absl::StrAppend(&md, "## Verdicts\n\n| configuration:verdict | count |\n|---|---|\n");
@@ -139,6 +143,11 @@ std::string SummaryMarkdown(const CampaignSummary& s) {
   absl::StrAppend(&md, "## Op coverage\n\n| op | nodes |\n|---|---|\n");
   for (compiler::Op op : compiler::kAllOps) {
     absl::StrAppend(&md, "| ", std::string(compiler::OpName(op)), " | ", st.coverage.count(op), " |\n");
+  }
+  if (!st.unconfirmed_failures.empty()) {
+    absl::StrAppend(&md, "\n## Unconfirmed failures\n\nFailed once, passed when judged again ",
+                    "(`reprokit check` the seed's graph to look again):\n\n");
+    for (const std::string& u : st.unconfirmed_failures) absl::StrAppend(&md, "- ", u, "\n");
   }
   if (!st.errors.empty()) {
     absl::StrAppend(&md, "\n## Errors\n\n");
