@@ -1,8 +1,9 @@
 #include "minifier/engine.h"
 
 #include <algorithm>
+#include <future>
+#include <memory>
 #include <optional>
-#include <thread>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -84,7 +85,9 @@ class Engine {
       : interestingness_(interestingness), options_(options), start_time_(absl::Now()) {}
 
   absl::Status Run(Candidate start);
+  ~Engine() { SettleInFlight(); }
   MinifyResult Finish() {
+    SettleInFlight();
     RetireValues();
     stats_.final_score = current_score_;
     stats_.seconds = Elapsed();
@@ -101,8 +104,20 @@ class Engine {
   bool RunReduction(const ReductionInfo& info);
   RecordedValues* ValuesOfCurrent();
   void RetireValues();
-  Prepared Prepare(const ReductionPlan& plan, const std::vector<int>& chosen);
-  void Judge(std::vector<Prepared>& batch, ReductionStats& rs);
+  // `current`: the score the candidate must beat (the current one's, or the
+  // one speculation assumes it will have by then).
+  Prepared Prepare(const ReductionPlan& plan, const std::vector<int>& chosen,
+                   const Score& current);
+  // Starts judging `p` (kToJudge, neither judged nor in flight) on a thread
+  // of its own; the answer lands in the memo when Await or Harvest takes it.
+  void Launch(const Prepared& p, ReductionStats& rs);
+  // Moves the answers of finished judgements into the memo.
+  void Harvest();
+  // The answer for `p` (kToJudge): from the memo, or waited for.
+  void Await(Prepared& p);
+  void Record(const std::string& key, const absl::StatusOr<InterestingnessResult>& result);
+  // Waits for every judgement still in flight and records it.
+  void SettleInFlight();
   void Consume(const Prepared& prepared);
   void Accept(Prepared& prepared, std::string_view reduction);
   void Report(std::string_view reduction, bool accepted);
@@ -116,6 +131,10 @@ class Engine {
   std::string current_key_;
   MinifyStats stats_;
   absl::flat_hash_map<std::string, MemoEntry> memo_;
+  // Judgements started and not yet recorded: speculation does not wait for
+  // answers no replay needs (a slow candidate on a branch not taken).
+  absl::flat_hash_map<std::string, std::shared_future<absl::StatusOr<InterestingnessResult>>>
+      in_flight_;
   absl::flat_hash_map<std::string, std::string> settled_;  // reduction -> key
   // Declared before values_, which reads from it.
   std::unique_ptr<ScratchStore> scratch_;
@@ -187,7 +206,8 @@ RecordedValues* Engine::ValuesOfCurrent() {
   return values_.get();
 }
 
-Prepared Engine::Prepare(const ReductionPlan& plan, const std::vector<int>& chosen) {
+Prepared Engine::Prepare(const ReductionPlan& plan, const std::vector<int>& chosen,
+                         const Score& current) {
   Prepared p;
   absl::StatusOr<Candidate> built = plan.build(chosen);
   if (values_ != nullptr && !values_->status().ok()) {
@@ -201,7 +221,7 @@ Prepared Engine::Prepare(const ReductionPlan& plan, const std::vector<int>& chos
     return p;
   }
   p.candidate = *std::move(built);
-  if (!(ComputeScore(p.candidate) < current_score_)) {
+  if (!(ComputeScore(p.candidate) < current)) {
     ++stats_.not_smaller;
     p.state = Prepared::State::kNotSmaller;
     return p;
@@ -223,38 +243,52 @@ Prepared Engine::Prepare(const ReductionPlan& plan, const std::vector<int>& chos
   return p;
 }
 
-void Engine::Judge(std::vector<Prepared>& batch, ReductionStats& rs) {
-  std::vector<int> to_judge;
-  for (int i = 0; i < static_cast<int>(batch.size()); ++i) {
-    if (batch[i].state != Prepared::State::kToJudge) continue;
-    bool duplicate = false;
-    for (int j : to_judge) duplicate |= batch[j].key == batch[i].key;
-    if (!duplicate) to_judge.push_back(i);
+void Engine::Launch(const Prepared& p, ReductionStats& rs) {
+  ++stats_.oracle_calls;
+  ++rs.oracle_calls;
+  // A copy: Accept may move the proposal's candidate while it is judged.
+  auto candidate = std::make_shared<const Candidate>(p.candidate);
+  Interestingness* judge = &interestingness_;
+  // With one job the only judgement started is the one the replay needs
+  // next: run it on the spot, on this thread.
+  const std::launch policy = options_.jobs > 1 ? std::launch::async : std::launch::deferred;
+  in_flight_[p.key] =
+      std::async(policy, [judge, candidate] { return judge->Judge(*candidate); }).share();
+}
+
+void Engine::Record(const std::string& key,
+                    const absl::StatusOr<InterestingnessResult>& result) {
+  if (!result.ok()) {
+    ++stats_.invalid_candidates;
+    memo_[key] = MemoEntry{};
+    return;
   }
-  std::vector<absl::StatusOr<InterestingnessResult>> results(to_judge.size(),
-                                                              InterestingnessResult{});
-  auto run = [&](size_t k) { results[k] = interestingness_.Judge(batch[to_judge[k]].candidate); };
-  if (to_judge.size() == 1 || options_.jobs <= 1) {
-    for (size_t k = 0; k < to_judge.size(); ++k) run(k);
-  } else {
-    std::vector<std::thread> threads;
-    for (size_t k = 0; k < to_judge.size(); ++k) threads.emplace_back(run, k);
-    for (std::thread& t : threads) t.join();
-  }
-  for (size_t k = 0; k < to_judge.size(); ++k) {
-    ++stats_.oracle_calls;
-    ++rs.oracle_calls;
-    if (!results[k].ok()) {
-      ++stats_.invalid_candidates;
-      memo_[batch[to_judge[k]].key] = MemoEntry{};
+  if (result->drift) ++stats_.rejected_drifts;
+  memo_[key] = MemoEntry{*result};
+}
+
+void Engine::Harvest() {
+  for (auto it = in_flight_.begin(); it != in_flight_.end();) {
+    if (it->second.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+      ++it;
       continue;
     }
-    if (results[k]->drift) ++stats_.rejected_drifts;
-    memo_[batch[to_judge[k]].key] = MemoEntry{*results[k]};
+    Record(it->first, it->second.get());
+    in_flight_.erase(it++);
   }
-  for (Prepared& p : batch) {
-    if (p.state == Prepared::State::kToJudge) p.interesting = memo_[p.key].result.interesting;
+}
+
+void Engine::Await(Prepared& p) {
+  if (auto it = in_flight_.find(p.key); it != in_flight_.end()) {
+    Record(p.key, it->second.get());
+    in_flight_.erase(it);
   }
+  p.interesting = memo_[p.key].result.interesting;
+}
+
+void Engine::SettleInFlight() {
+  for (auto& [key, result] : in_flight_) Record(key, result.get());
+  in_flight_.clear();
 }
 
 void Engine::Consume(const Prepared& prepared) {
@@ -298,44 +332,60 @@ bool Engine::RunPlan(const std::string& name, const ReductionPlan& plan,
                      std::unique_ptr<SearchState> state, ReductionStats& rs) {
   bool progress = false;
   const int jobs = std::max(1, options_.jobs);
-  // Speculation guesses that each proposal gets the answer the previous one
-  // got (a binary search that keeps succeeding, like cut_head shrinking to
-  // its culprit, then wastes nothing). A proposal made under a wrong guess is
-  // not consumed; its answer stays in the memo.
+  // Speculation follows the search on a clone as far as `jobs` new
+  // judgements. A proposal whose answer is already known (memo, invalid, not
+  // smaller, cannot match) is answered with it and takes no worker; one to
+  // judge is answered with a guess: the answer the proposal before it got (a
+  // search that keeps succeeding, like cut_head or truncate_tail closing in
+  // on the culprit, then wastes nothing). Each proposal is prepared against
+  // the score the candidate would have under the answers assumed before it,
+  // exactly as -j 1 would prepare it once those answers are real. Replay then
+  // consumes the proposals in order, accepting every interesting one, until
+  // an answer differs from the one assumed: the proposals after it were made
+  // for another branch, and their answers only stay in the memo.
   bool guess = false;
   while (!ShouldStop()) {
-    std::vector<std::vector<int>> proposals;
+    Harvest();
+    std::vector<Prepared> batch;
     std::vector<bool> assumed;
     std::unique_ptr<SearchState> speculation = state->Clone();
-    while (static_cast<int>(proposals.size()) < jobs) {
+    Score score = current_score_;
+    bool answer = guess;
+    // Judgements started for other branches still hold workers.
+    const int budget = std::max(1, jobs - static_cast<int>(in_flight_.size()));
+    for (int new_calls = 0; new_calls < budget;) {
       std::optional<std::vector<int>> next = speculation->Next();
       if (!next.has_value()) break;
-      proposals.push_back(*std::move(next));
-      assumed.push_back(guess);
-      speculation->Report(guess);
+      Prepared p = Prepare(plan, *next, score);
+      if (!fatal_.ok()) break;
+      if (p.state == Prepared::State::kToJudge) {
+        if (!in_flight_.contains(p.key)) {
+          Launch(p, rs);
+          ++new_calls;
+        }
+      } else {
+        answer = p.interesting;
+      }
+      if (answer) score = ComputeScore(p.candidate);
+      speculation->Report(answer);
+      assumed.push_back(answer);
+      batch.push_back(std::move(p));
     }
-    if (proposals.empty()) break;
-    std::vector<Prepared> batch;
-    for (const std::vector<int>& chosen : proposals) batch.push_back(Prepare(plan, chosen));
-    if (!fatal_.ok()) break;
+    if (!fatal_.ok() || batch.empty()) break;
     rs.candidates += static_cast<int64_t>(batch.size());
-    Judge(batch, rs);
     for (size_t i = 0; i < batch.size(); ++i) {
       Prepared& p = batch[i];
+      if (p.state == Prepared::State::kToJudge) Await(p);
       Consume(p);
       state->Next();
       state->Report(p.interesting);
       guess = p.interesting;
       if (p.interesting) {
-        // The next proposal, if judged, is re-prepared against the new
-        // current candidate and answered from the memo.
         ++rs.accepted;
         Accept(p, name);
         progress = true;
-        break;
       }
-      // Later proposals assumed this one would be interesting.
-      if (assumed[i]) break;
+      if (assumed[i] != p.interesting) break;
     }
     Report(name, false);
   }

@@ -8,9 +8,12 @@
 // if its score is not strictly smaller than the current one, counts it as not
 // interesting without a call when the Interestingness says it cannot match
 // (CanMatch), answers it from the memo when its key was judged before, and
-// otherwise asks the Interestingness (interestingness.h). With jobs > 1 it speculates: the next
-// `jobs` proposals, as if the earlier ones failed, are judged at once, and
-// results are taken in proposal order, so the result does not depend on
+// otherwise asks the Interestingness (interestingness.h). With jobs > 1 it
+// speculates: it follows the search as far as `jobs` new judgements (known
+// answers used, unknown ones guessed as the answer before), starts each on a
+// thread of its own, and replays the answers in proposal order, accepting
+// every interesting one until an answer differs from the one assumed; it
+// never waits for a judgement no replay needs. The result does not depend on
 // `jobs`.
 //
 // At the fixed point it checks 1-minimality (removing any single compute

@@ -19,6 +19,9 @@
 #   tools/run_device_gpu.sh minify_j [J...]  # the built-in CPU oracle: relu:accuracy in the
 #                                     # N=200/1000 DAGs of fx_minifier_compare.py, `minify -j J`
 #                                     # for each J (default 1 4 8), wall time and calls
+#   tools/run_device_gpu.sh cuda_oracle [N...]  # capture + minify of relu:accuracy in the
+#                                     # N-node DAGs (default 200 1000) with the cpu and the
+#                                     # cuda oracle: wall time, calls, time a call
 #   tools/run_device_gpu.sh all [S]   # tests, bench (+ JIT -O1 and driver-cache reruns), torch,
 #                                     # cold, then fuzz for S seconds (0: no fuzz)
 # Logs and results go to /tmp/rk/out; when $OUT is set (the device tool
@@ -162,6 +165,50 @@ PY
   return $status
 }
 
+# The CUDA oracle on graphs of many outputs (issue #21 item 0b): the random
+# DAGs of fx_minifier_compare.py with a planted relu, captured and minified
+# with the built-in oracle on cpu and on cuda; `check` and `compile --timings`
+# show where one judgement's time goes.
+run_cuda_oracle() {
+  local sizes=("$@") status=0 n dev
+  (( ${#sizes[@]} )) || sizes=(200 1000)
+  python3 bench/fx_minifier_compare.py --dry --sizes "$(IFS=,; echo "${sizes[*]}")" --seeds 1 \
+    --out /tmp/rk/dags > /dev/null || return 1
+  for n in "${sizes[@]}"; do
+    local g="/tmp/rk/dags/N${n}_s1.rk"
+    echo "--- N=$n: compile --device=cuda --timings"
+    /tmp/rk/reprokit compile "$g" --device=cuda --timings 2>&1 | tail -25
+    for dev in cpu cuda; do
+      echo "--- N=$n device $dev: check (fault-free), capture, minify"
+      /tmp/rk/reprokit check "$g" --device "$dev" 2>&1 | tail -2
+      rm -rf "/tmp/rk/c_bug$n$dev" "/tmp/rk/c_min$n$dev"
+      local t0 t1 t2
+      t0=$(date +%s.%N)
+      /tmp/rk/reprokit capture "$g" --device "$dev" --opt faults=relu:accuracy \
+        -o "/tmp/rk/c_bug$n$dev" 2>&1 | head -3 || status=1
+      t1=$(date +%s.%N)
+      /tmp/rk/reprokit minify "/tmp/rk/c_bug$n$dev" -o "/tmp/rk/c_min$n$dev" --json \
+        > "$out/cuda_oracle.json" 2>/dev/null || status=1
+      t2=$(date +%s.%N)
+      python3 - "$n" "$dev" "$t0" "$t1" "$t2" "$out/cuda_oracle.json" <<'PY'
+import json, sys
+n, dev, t0, t1, t2, path = sys.argv[1:]
+text = open(path).read()
+try:
+    d = json.loads(text[text.index("{"):])
+except ValueError:
+    d = {}
+calls = d.get("oracle_calls") or 0
+mt = float(t2) - float(t1)
+print("cuda_oracle N=%s %s: capture %.2f s, minify %.2f s, %s calls (%.3f s a call), final %s nodes, %s" % (
+    n, dev, float(t1) - float(t0), mt, calls, mt / calls if calls else 0,
+    d.get("final", {}).get("compute_nodes"), d.get("signature")))
+PY
+    done
+  done
+  return $status
+}
+
 pack() {
   [[ -n "${OUT:-}" ]] || return 0
   tar -C /tmp/rk -czf "$OUT/results.tar.gz" out
@@ -199,6 +246,7 @@ case "$what" in
   grad) unpack; run_grad "$@"; s=$?; pack; exit $s ;;
   fxpool) unpack; run_fxpool "$@"; s=$?; pack; exit $s ;;
   minify_j) unpack; run_minify_j "$@"; s=$?; pack; exit $s ;;
+  cuda_oracle) unpack; run_cuda_oracle "$@"; s=$?; pack; exit $s ;;
   all)
     unpack
     # Packed after each step: a call cut off at its limit still brings back
@@ -212,5 +260,5 @@ case "$what" in
     if [[ "${1:-0}" != 0 ]]; then run_fuzz "$1"; f=$?; pack; fi
     echo "=== tests exit $t, bench exit $b, torch exit $p, fuzz exit $f"
     exit $((t | b | p | f)) ;;
-  *) echo "usage: tools/run_device_gpu.sh tests|bench|torch|cold|fuzz|grad|fxpool|minify_j|all [args]" >&2; exit 2 ;;
+  *) echo "usage: tools/run_device_gpu.sh tests|bench|torch|cold|fuzz|grad|fxpool|minify_j|cuda_oracle|all [args]" >&2; exit 2 ;;
 esac
