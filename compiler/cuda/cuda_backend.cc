@@ -41,6 +41,8 @@ absl::StatusOr<std::unique_ptr<CudaProgram>> BuildCudaProgram(const kernel::Prog
   const double scale = thread_ms > 0 ? ptx->wall_ms / thread_ms : 1.0;
   timings.llvm_ir_ms = ptx->emit_ms * scale;
   timings.optimize_ms = ptx->optimize_ms * scale;
+  timings.disk_cached_modules = ptx->disk_cached_modules;
+  timings.compile_threads = ptx->threads;
   if (dump) {
     for (const auto& [name, text] :
          {std::pair<const char*, const std::string*>{"llvm_before_opt.ll", &ptx->llvm_before_opt},
@@ -108,8 +110,11 @@ class Cuda final : public Backend {
         LowerToKernels(graph, options, /*tiled_matmul=*/false, watch);
     if (!lowered.ok()) return lowered.status();
     auto compiled = std::make_unique<DeviceExecutable>(std::move(lowered->program));
-    const GpuOptions gpu_options{options.cuda_arch, options.fast_math, options.low_precision,
-                                 options.opt_level};
+    GpuOptions gpu_options{options.cuda_arch, options.fast_math, options.low_precision,
+                           options.opt_level};
+    // Dumps show the whole program as one module; otherwise modules are kept
+    // on disk for every later compile and process (ptx_compiler.h).
+    if (options.dump_dir.empty()) gpu_options.disk_cache = DiskKernelCache::Global();
     CudaTimings t;
     absl::StatusOr<std::unique_ptr<CudaProgram>> cuda =
         BuildCudaProgram(compiled->program(), gpu_options, options.dump_dir, t);
@@ -119,6 +124,8 @@ class Cuda final : public Backend {
     timings.optimize_ms = t.optimize_ms;
     timings.codegen_ms = t.codegen_ms;
     timings.jit_ms = t.codegen_ms;
+    timings.disk_cached_kernels = t.disk_cached_modules;
+    timings.compile_threads = t.compile_threads;
     if (!cuda.ok()) return cuda.status();
     compiled->set_cuda(*std::move(cuda));
     if (absl::Status s = WriteDump(options, "timings.json", timings.ToJson().DumpPretty()); !s.ok()) return s;

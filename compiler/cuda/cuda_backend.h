@@ -27,6 +27,8 @@ struct CudaTimings {
   double llvm_ir_ms = 0;   // kernel IR -> LLVM IR
   double optimize_ms = 0;  // libdevice + O2
   double codegen_ms = 0;   // PTX, plus the driver's load (PTX -> SASS)
+  int disk_cached_modules = 0;  // PTX modules read from the disk cache
+  int compile_threads = 1;
 };
 
 absl::StatusOr<std::unique_ptr<CudaProgram>> BuildCudaProgram(const kernel::Program& program,

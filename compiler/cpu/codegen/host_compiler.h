@@ -32,10 +32,10 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "compiler/cpu/codegen/disk_kernel_cache.h"
 #include "compiler/cpu/runtime/executor.h"
 #include "compiler/kernel/kernel_ir.h"
 #include "compiler/llvm_ir/codegen_options.h"
+#include "compiler/support/disk_kernel_cache.h"
 
 namespace rk::compiler::cpu {
 

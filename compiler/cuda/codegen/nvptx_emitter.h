@@ -20,6 +20,7 @@
 #include "absl/status/statusor.h"
 #include "compiler/cuda/planning/kernel_shape.h"
 #include "compiler/kernel/kernel_ir.h"
+#include "compiler/support/disk_kernel_cache.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 
@@ -33,6 +34,10 @@ struct GpuOptions {
   // Threads compiling a program's modules, a module each (ptx_compiler.h);
   // 0: CompileThreads (base/parallel_for.h); 1: one module.
   int compile_threads = 0;
+  // Where compiled modules are kept across processes (ptx_compiler.h): with
+  // one, every unit of emission is a module of its own, named by content and
+  // looked up before LLVM runs. Null: no disk cache.
+  DiskKernelCache* disk_cache = nullptr;
 };
 
 // How the runtime launches one kernel.

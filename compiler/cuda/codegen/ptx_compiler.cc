@@ -14,7 +14,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "base/parallel_for.h"
+#include "base/sha256.h"
 #include "compiler/cuda/codegen/drop_sign_copies.h"
+#include "compiler/support/version.h"
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/Linker/Linker.h"
@@ -236,6 +238,41 @@ absl::Status Optimize(llvm::Module& module, llvm::TargetMachine& tm, int opt_lev
   return absl::OkStatus();
 }
 
+// The module after emission through PTX: libdevice bound, everything but
+// the entries internalized, O2, PTX text into out.ptx. Returns `tm` to
+// `target`.
+absl::Status FinishModule(llvm::Module& m, std::unique_ptr<llvm::TargetMachine> tm,
+                          const GpuOptions& options, NvptxTarget& target, bool keep_llvm_text,
+                          PtxProgram& out) {
+  auto clock = std::chrono::steady_clock::now();
+  if (BindMath(m)) {
+    if (absl::Status s = LinkLibdevice(m); !s.ok()) return s;
+  }
+  std::set<std::string> entries;
+  for (const KernelLaunch& l : out.launches) entries.insert(l.entry);
+  llvm::internalizeModule(m, [&](const llvm::GlobalValue& gv) {
+    return entries.count(gv.getName().str()) > 0;
+  });
+  if (absl::Status s = Optimize(m, *tm, options.opt_level); !s.ok()) return s;
+  DropSignCopies(m);
+  out.optimize_ms = MsSince(clock);
+  if (keep_llvm_text) out.llvm_after_opt = ModuleText(m);
+
+  llvm::SmallString<0> ptx;
+  {
+    llvm::raw_svector_ostream os(ptx);
+    llvm::legacy::PassManager pm;
+    if (tm->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::AssemblyFile)) {
+      return absl::InternalError("cuda: the NVPTX backend cannot emit PTX");
+    }
+    pm.run(m);
+  }
+  target.Return(std::move(tm));
+  out.ptx = ptx.str().str();
+  out.codegen_ms = MsSince(clock);
+  return absl::OkStatus();
+}
+
 // Units [first, end) of `plan` through LLVM: one module, its PTX.
 absl::StatusOr<PtxProgram> CompileModule(const NvptxPlan& plan, size_t first, size_t end,
                                          const GpuOptions& options, NvptxTarget& target,
@@ -253,34 +290,112 @@ absl::StatusOr<PtxProgram> CompileModule(const NvptxPlan& plan, size_t first, si
   m.setDataLayout(tm->createDataLayout());
   out.emit_ms = MsSince(clock);
   if (keep_llvm_text) out.llvm_before_opt = ModuleText(m);
-  clock = std::chrono::steady_clock::now();
-
-  if (BindMath(m)) {
-    if (absl::Status s = LinkLibdevice(m); !s.ok()) return s;
+  if (absl::Status s = FinishModule(m, std::move(tm), options, target, keep_llvm_text, out);
+      !s.ok()) {
+    return s;
   }
-  std::set<std::string> entries;
-  for (const KernelLaunch& l : out.launches) entries.insert(l.entry);
-  llvm::internalizeModule(m, [&](const llvm::GlobalValue& gv) {
-    return entries.count(gv.getName().str()) > 0;
-  });
-  if (absl::Status s = Optimize(m, *tm, options.opt_level); !s.ok()) return s;
-  DropSignCopies(m);
-  out.optimize_ms = MsSince(clock);
-  if (keep_llvm_text) out.llvm_after_opt = ModuleText(m);
-  clock = std::chrono::steady_clock::now();
+  return out;
+}
 
-  llvm::SmallString<0> ptx;
-  {
-    llvm::raw_svector_ostream os(ptx);
-    llvm::legacy::PassManager pm;
-    if (tm->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::AssemblyFile)) {
-      return absl::InternalError("cuda: the NVPTX backend cannot emit PTX");
+// What a cached module's key covers besides its IR; a change to code
+// generation that neither shows (in an uncommitted tree) should bump it.
+constexpr const char* kPtxKeyVersion = "1";
+
+// Unit `unit` of `plan` as a module of its own, named by content (header
+// comment), from options.disk_cache when it holds it.
+absl::StatusOr<PtxProgram> CompileCachedUnit(const NvptxPlan& plan, size_t unit,
+                                             const GpuOptions& options, NvptxTarget& target) {
+  auto clock = std::chrono::steady_clock::now();
+  std::unique_ptr<llvm::TargetMachine> tm = target.Take();
+  if (tm == nullptr) return absl::InternalError("cannot create the NVPTX TargetMachine");
+  PtxProgram out;
+  llvm::LLVMContext context;
+  absl::StatusOr<std::unique_ptr<llvm::Module>> module =
+      EmitNvptxModule(plan, unit, unit + 1, options, context, out.launches);
+  if (!module.ok()) return module.status();
+  llvm::Module& m = **module;
+  m.setTargetTriple(kTriple);
+  m.setDataLayout(tm->createDataLayout());
+  // Names that depend on the unit's place in its program (entries, shared
+  // arrays) become placeholders for the key, then names made from it.
+  std::vector<llvm::Function*> entries;
+  for (const KernelLaunch& l : out.launches) {
+    llvm::Function* f = m.getFunction(l.entry);
+    if (f == nullptr) return absl::InternalError(absl::StrCat("cuda: no function ", l.entry));
+    if (std::find(entries.begin(), entries.end(), f) == entries.end()) entries.push_back(f);
+  }
+  for (size_t i = 0; i < entries.size(); ++i) entries[i]->setName(absl::StrCat("rk_entry_", i));
+  int shared = 0;
+  for (llvm::GlobalVariable& v : m.globals()) {
+    if (v.hasLocalLinkage()) v.setName(absl::StrCat("rk_shared_", shared++));
+  }
+  m.setModuleIdentifier("rk_unit");
+  m.setSourceFileName("rk_unit");
+  const std::string key = Sha256Hex(absl::StrCat(
+      "nvptx module ", kPtxKeyVersion, "\nreprokit ", ReprokitVersion(), " ", GitCommit(),
+      "\nllvm ", LlvmVersion(), "\narch ", options.arch, "\nopt_level ", options.opt_level,
+      "\n", ModuleText(m)));
+  std::vector<std::string> names;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    names.push_back(absl::StrCat("rk_", key.substr(0, 16), "_", i));
+  }
+  // Launches name their entries by the old names, in `entries` order of
+  // first use.
+  std::vector<std::string> old_names;
+  for (const KernelLaunch& l : out.launches) {
+    if (std::find(old_names.begin(), old_names.end(), l.entry) == old_names.end()) {
+      old_names.push_back(l.entry);
     }
-    pm.run(m);
   }
-  target.Return(std::move(tm));
-  out.ptx = ptx.str().str();
-  out.codegen_ms = MsSince(clock);
+  for (KernelLaunch& l : out.launches) {
+    l.entry = names[std::find(old_names.begin(), old_names.end(), l.entry) - old_names.begin()];
+  }
+  for (size_t i = 0; i < entries.size(); ++i) entries[i]->setName(names[i]);
+  out.emit_ms = MsSince(clock);
+  if (std::optional<std::string> ptx = options.disk_cache->Load(key); ptx.has_value()) {
+    target.Return(std::move(tm));
+    out.ptx = *std::move(ptx);
+    out.disk_cached_modules = 1;
+    return out;
+  }
+  if (absl::Status s = FinishModule(m, std::move(tm), options, target, false, out); !s.ok()) {
+    return s;
+  }
+  options.disk_cache->Store(key, out.ptx);
+  return out;
+}
+
+// Every unit a module of its own, through the disk cache, on several threads.
+absl::StatusOr<PtxProgram> CompileCachedUnits(const NvptxPlan& plan, const GpuOptions& options,
+                                              NvptxTarget& target,
+                                              std::chrono::steady_clock::time_point start) {
+  const int units = static_cast<int>(plan.units.size());
+  const int threads = options.compile_threads > 0 ? std::min(options.compile_threads, units)
+                                                  : CompileThreads(units);
+  std::vector<absl::StatusOr<PtxProgram>> parts(units, absl::UnknownError("not compiled"));
+  const double plan_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  ParallelFor(units, threads,
+              [&](int i) { parts[i] = CompileCachedUnit(plan, i, options, target); });
+  PtxProgram out;
+  out.emit_ms = plan_ms;
+  for (int i = 0; i < units; ++i) {
+    if (!parts[i].ok()) return parts[i].status();
+    PtxProgram& part = *parts[i];
+    for (KernelLaunch& launch : part.launches) {
+      launch.module = i;
+      out.launches.push_back(std::move(launch));
+    }
+    out.ptx += part.ptx;
+    out.modules.push_back(std::move(part.ptx));
+    out.emit_ms += part.emit_ms;
+    out.optimize_ms += part.optimize_ms;
+    out.codegen_ms += part.codegen_ms;
+    out.disk_cached_modules += part.disk_cached_modules;
+  }
+  out.threads = std::max(1, threads);
+  out.wall_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return out;
 }
 
@@ -294,6 +409,9 @@ absl::StatusOr<PtxProgram> CompileToPtx(const kernel::Program& program, const Gp
   absl::StatusOr<std::unique_ptr<NvptxPlan>> plan = PlanNvptx(program);
   if (!plan.ok()) return plan.status();
   const int units = static_cast<int>((*plan)->units.size());
+  if (options.disk_cache != nullptr && !keep_llvm_text) {
+    return CompileCachedUnits(**plan, options, **target, start);
+  }
   // Consecutive units share a module; one module a thread, or one in all
   // when LLVM text is kept (dumps: one file of each kind).
   const int threads = options.compile_threads > 0 ? std::min(options.compile_threads, units)

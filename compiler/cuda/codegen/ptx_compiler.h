@@ -8,6 +8,14 @@
 // binary, under $CUDA_PATH/nvvm/libdevice and /usr/local/cuda/nvvm/libdevice;
 // a program using transcendental math without it is FailedPrecondition.
 //
+// With GpuOptions::disk_cache every unit of emission is a module of its own
+// whose entries (and shared arrays) are named after a SHA-256 of the unit's
+// LLVM IR as emitted, its arch and opt level and the LLVM and reprokit
+// versions, so the same unit in any program, minimizer candidate or process
+// has the same PTX text: the cache keeps that text under the same key (LLVM's
+// O2 and code generation are skipped on a hit), and the CUDA driver's own JIT
+// cache keeps the SASS it compiles from it.
+//
 // Tested by compiler/cuda/codegen/ptx_compiler_test.cc (no GPU needed).
 #ifndef REPROKIT_COMPILER_CUDA_CODEGEN_PTX_COMPILER_H_
 #define REPROKIT_COMPILER_CUDA_CODEGEN_PTX_COMPILER_H_
@@ -38,6 +46,7 @@ struct PtxProgram {
   double codegen_ms = 0;   // NVPTX instruction selection and printing
   double wall_ms = 0;      // all of CompileToPtx
   int threads = 1;         // threads the modules compiled on
+  int disk_cached_modules = 0;  // modules read from GpuOptions::disk_cache
 };
 
 absl::StatusOr<PtxProgram> CompileToPtx(const kernel::Program& program, const GpuOptions& options,

@@ -447,6 +447,55 @@ TEST(PtxCompilerTest, UnitsCompileToModulesOfTheirOwn) {
   EXPECT_EQ(Ptx(kManyKernels, {}, four).modules, many.modules);
 }
 
+// With a disk cache every unit is a module of its own, named by content: the
+// same unit in another program (here: the same softmax row group after other
+// kernels, so at another index) has the same PTX text, and a second compile
+// reads every module from the cache, unchanged.
+TEST(PtxCompilerTest, CachedUnitsAreNamedByContentAndReadBackFromDisk) {
+  const std::string dir = absl::StrCat(std::getenv("TEST_TMPDIR"), "/ptx_cache");
+  std::filesystem::remove_all(dir);
+  DiskKernelCache cache(dir, DiskKernelCache::kDefaultMaxBytes);
+  GpuOptions cached;
+  cached.disk_cache = &cache;
+  const PtxProgram first = Ptx(kManyKernels, {}, cached);
+  ASSERT_FALSE(first.launches.empty());
+  EXPECT_EQ(first.disk_cached_modules, 0);
+  EXPECT_GT(first.modules.size(), 1u);
+  for (const KernelLaunch& l : first.launches) {
+    EXPECT_TRUE(absl::StrContains(first.modules[l.module], ".entry " + l.entry + "(")) << l.entry;
+    EXPECT_EQ(l.entry.substr(0, 3), "rk_");
+  }
+  EXPECT_EQ(cache.hits(), 0);
+
+  const PtxProgram second = Ptx(kManyKernels, {}, cached);
+  EXPECT_EQ(second.disk_cached_modules, static_cast<int>(second.modules.size()));
+  EXPECT_EQ(second.modules, first.modules);
+  ASSERT_EQ(second.launches.size(), first.launches.size());
+  for (size_t i = 0; i < first.launches.size(); ++i) {
+    EXPECT_EQ(second.launches[i].entry, first.launches[i].entry);
+  }
+
+  // The softmax alone, and after an unrelated kernel: the same module.
+  const PtxProgram alone = Ptx(R"(graph @g(%x: f32[8,128]) {
+  %s = softmax(%x) {axis=1} : f32[8,128]
+  return %s
+})", {}, cached);
+  const PtxProgram after = Ptx(R"(graph @g(%v: f32[1000], %x: f32[8,128]) {
+  %e = exp(%v) : f32[1000]
+  %s = softmax(%x) {axis=1} : f32[8,128]
+  return %e, %s
+})", {}, cached);
+  ASSERT_EQ(alone.modules.size(), 1u);
+  ASSERT_EQ(after.modules.size(), 2u);
+  EXPECT_TRUE(after.modules[0] == alone.modules[0] || after.modules[1] == alone.modules[0]);
+  EXPECT_GE(after.disk_cached_modules, 1);
+
+  // Without a cache nothing changes: units share modules, one a thread.
+  GpuOptions serial;
+  serial.compile_threads = 1;
+  EXPECT_EQ(Ptx(kManyKernels, {}, serial).modules.size(), 1u);
+}
+
 TEST(PtxCompilerTest, EveryMathFunctionBindsToLibdevice) {
   for (const char* op : {"exp", "log", "tanh", "erf", "sin", "cos", "gelu", "sigmoid", "rsqrt"}) {
     for (const char* type : {"f32[33]", "f64[33]"}) {

@@ -1,4 +1,4 @@
-#include "compiler/cpu/codegen/disk_kernel_cache.h"
+#include "compiler/support/disk_kernel_cache.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -18,7 +18,7 @@
 #include "base/file_util.h"
 #include "base/sha256.h"
 
-namespace rk::compiler::cpu {
+namespace rk::compiler {
 namespace {
 
 // Header: magic, format version, key (64 hex), object size (16 hex), object
@@ -187,4 +187,4 @@ void DiskKernelCache::EvictIfOver(uint64_t written) {
   estimated_bytes_ = total;
 }
 
-}  // namespace rk::compiler::cpu
+}  // namespace rk::compiler

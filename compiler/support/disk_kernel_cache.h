@@ -1,14 +1,16 @@
-// DiskKernelCache: compiled kernel objects on disk, shared by every process
-// of one user (minifier workers, fuzz shards, repeated `reprokit` runs), so a
-// kernel compiled once is linked, not optimized and code-generated, the next
-// time any process needs it.
+// DiskKernelCache: compiled kernels on disk, shared by every process of one
+// user (minifier workers, fuzz shards, repeated `reprokit` runs), so a kernel
+// compiled once is loaded, not optimized and code-generated, the next time any
+// process needs it: the CPU backend's ELF objects (cpu/codegen/host_compiler.h)
+// and the CUDA backend's PTX modules (cuda/codegen/ptx_compiler.h), each under
+// keys of its own.
 //
-// An entry is one file `<dir>/<key>.o` (key: 64 hex characters, the SHA-256
-// that host_compiler.h computes from the kernel's IR, the pipeline, the code
-// generation level, the host target and the LLVM and reprokit versions). The
-// file holds a header (magic, format version, the key, the object's size and
-// SHA-256) and the ELF object. It is written to a temporary file beside it and
-// renamed into place, so readers and concurrent writers of the same key see a
+// An entry is one file `<dir>/<key>.o` (key: 64 hex characters, a SHA-256 the
+// backend computes from the kernel's IR, its pipeline and target and the LLVM
+// and reprokit versions). The file holds a header (magic, format version, the
+// key, the bytes' size and SHA-256) and the bytes. It is written to a
+// temporary file beside it and renamed into place, so readers and concurrent
+// writers of the same key see a
 // whole entry or none; a torn, truncated or otherwise corrupt file fails the
 // checksum and reads as a miss (counted), and the recompiled object replaces
 // it. The cache is a cache: a failed write is counted, never an error.
@@ -23,11 +25,11 @@
 // $XDG_CACHE_HOME/reprokit/kernels, else ~/.cache/reprokit/kernels;
 // $REPROKIT_KERNEL_CACHE_MAX_MB bounds it (default 256).
 //
-// Tested by compiler/cpu/codegen/disk_kernel_cache_test.cc (hit and miss,
+// Tested by compiler/support/disk_kernel_cache_test.cc (hit and miss,
 // corrupt files, two processes writing the same keys, eviction) and
 // compiler/cpu/codegen/host_compiler_test.cc (through the compiler).
-#ifndef REPROKIT_COMPILER_CPU_CODEGEN_DISK_KERNEL_CACHE_H_
-#define REPROKIT_COMPILER_CPU_CODEGEN_DISK_KERNEL_CACHE_H_
+#ifndef REPROKIT_COMPILER_SUPPORT_DISK_KERNEL_CACHE_H_
+#define REPROKIT_COMPILER_SUPPORT_DISK_KERNEL_CACHE_H_
 
 #include <atomic>
 #include <cstdint>
@@ -36,7 +38,7 @@
 #include <string>
 #include <string_view>
 
-namespace rk::compiler::cpu {
+namespace rk::compiler {
 
 class DiskKernelCache {
  public:
@@ -77,6 +79,6 @@ class DiskKernelCache {
   std::atomic<int64_t> hits_{0}, misses_{0}, corrupt_{0}, write_failures_{0}, evicted_{0};
 };
 
-}  // namespace rk::compiler::cpu
+}  // namespace rk::compiler
 
-#endif  // REPROKIT_COMPILER_CPU_CODEGEN_DISK_KERNEL_CACHE_H_
+#endif  // REPROKIT_COMPILER_SUPPORT_DISK_KERNEL_CACHE_H_

@@ -3,7 +3,7 @@
 // processes writing the same keys at once leave only whole entries; eviction
 // removes the least recently used entries (a hit counts as a use); the
 // environment names the directory or turns the cache off.
-#include "compiler/cpu/codegen/disk_kernel_cache.h"
+#include "compiler/support/disk_kernel_cache.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -19,7 +19,7 @@
 #include "base/sha256.h"
 #include "gtest/gtest.h"
 
-namespace rk::compiler::cpu {
+namespace rk::compiler {
 namespace {
 
 std::string FreshDir(const std::string& name) {
@@ -179,4 +179,4 @@ TEST(DiskKernelCacheTest, TheEnvironmentNamesTheDirectory) {
 }
 
 }  // namespace
-}  // namespace rk::compiler::cpu
+}  // namespace rk::compiler
