@@ -409,7 +409,9 @@ absl::StatusOr<PtxProgram> CompileToPtx(const kernel::Program& program, const Gp
   absl::StatusOr<std::unique_ptr<NvptxPlan>> plan = PlanNvptx(program);
   if (!plan.ok()) return plan.status();
   const int units = static_cast<int>((*plan)->units.size());
-  if (options.disk_cache != nullptr && !keep_llvm_text) {
+  // A program without units (every output an input or a folded constant)
+  // still gets its one module, with no entries.
+  if (options.disk_cache != nullptr && !keep_llvm_text && units > 0) {
     return CompileCachedUnits(**plan, options, **target, start);
   }
   // Consecutive units share a module; one module a thread, or one in all

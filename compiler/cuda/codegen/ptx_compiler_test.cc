@@ -490,6 +490,22 @@ TEST(PtxCompilerTest, CachedUnitsAreNamedByContentAndReadBackFromDisk) {
   EXPECT_TRUE(after.modules[0] == alone.modules[0] || after.modules[1] == alone.modules[0]);
   EXPECT_GE(after.disk_cached_modules, 1);
 
+  // A program without units still gets one module the driver can load (an
+  // empty text is CUDA_ERROR_INVALID_IMAGE: every judgement of a graph that
+  // folded whole failed to compile on the GPU).
+  for (const char* text : {R"(graph @g(%x: f32[]) {
+  return %x
+})", R"(graph @g() {
+  %f = full() {dtype=f32, shape=[4], value=2.0} : f32[4]
+  %e = exp(%f) : f32[4]
+  return %e
+})"}) {
+    const PtxProgram empty = Ptx(text, {}, cached);
+    ASSERT_EQ(empty.modules.size(), 1u) << text;
+    EXPECT_TRUE(empty.launches.empty());
+    EXPECT_TRUE(absl::StrContains(empty.modules[0], ".version")) << empty.modules[0];
+  }
+
   // Without a cache nothing changes: units share modules, one a thread.
   GpuOptions serial;
   serial.compile_threads = 1;
