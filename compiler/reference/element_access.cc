@@ -12,7 +12,8 @@ namespace {
 template <typename T, typename Convert>
 void ReadAll(const HostTensor& t, Convert convert, auto* out) {
   const T* data = t.data<T>();
-  for (int64_t i = 0; i < t.num_elements(); ++i) (*out)[i] = convert(data[i]);
+  const int64_t n = t.num_elements();
+  for (int64_t i = 0; i < n; ++i) (*out)[i] = convert(data[i]);
 }
 
 }  // namespace

@@ -182,14 +182,26 @@ absl::Status CheckArity(const Node& node, absl::Span<const HostTensor> operands,
 }
 
 // Where each element of a broadcasting binary op's result reads its operands.
+// Where each result element reads its operands; an operand of the result's
+// shape reads element i itself (no index vector).
 struct BinaryIndices {
+  int64_t n = 0;
   std::vector<int64_t> a, b;
+  bool a_same = false, b_same = false;
 
   // f(x[a[i]], y[b[i]]) for every result element i.
   template <typename R, typename T, typename F>
   std::vector<R> Map(const std::vector<T>& x, const std::vector<T>& y, F f) const {
-    std::vector<R> r(a.size());
-    for (size_t i = 0; i < r.size(); ++i) r[i] = f(x[a[i]], y[b[i]]);
+    std::vector<R> r(n);
+    if (a_same && b_same) {
+      for (int64_t i = 0; i < n; ++i) r[i] = f(x[i], y[i]);
+    } else if (a_same) {
+      for (int64_t i = 0; i < n; ++i) r[i] = f(x[i], y[b[i]]);
+    } else if (b_same) {
+      for (int64_t i = 0; i < n; ++i) r[i] = f(x[a[i]], y[i]);
+    } else {
+      for (int64_t i = 0; i < n; ++i) r[i] = f(x[a[i]], y[b[i]]);
+    }
     return r;
   }
 };
@@ -197,11 +209,23 @@ struct BinaryIndices {
 absl::StatusOr<BinaryIndices> BroadcastBinary(const Node& node,
                                               absl::Span<const HostTensor> operands) {
   if (absl::Status s = CheckArity(node, operands, 2); !s.ok()) return s;
-  absl::StatusOr<std::vector<int64_t>> ia = BroadcastIndices(operands[0].shape(), node.type.shape);
-  if (!ia.ok()) return ia.status();
-  absl::StatusOr<std::vector<int64_t>> ib = BroadcastIndices(operands[1].shape(), node.type.shape);
-  if (!ib.ok()) return ib.status();
-  return BinaryIndices{*std::move(ia), *std::move(ib)};
+  BinaryIndices at;
+  at.n = node.type.shape.num_elements();
+  at.a_same = operands[0].shape() == node.type.shape;
+  at.b_same = operands[1].shape() == node.type.shape;
+  if (!at.a_same) {
+    absl::StatusOr<std::vector<int64_t>> ia =
+        BroadcastIndices(operands[0].shape(), node.type.shape);
+    if (!ia.ok()) return ia.status();
+    at.a = *std::move(ia);
+  }
+  if (!at.b_same) {
+    absl::StatusOr<std::vector<int64_t>> ib =
+        BroadcastIndices(operands[1].shape(), node.type.shape);
+    if (!ib.ok()) return ib.status();
+    at.b = *std::move(ib);
+  }
+  return at;
 }
 
 absl::StatusOr<int> NormalizedAxis(const Node& node, int64_t axis, int rank) {
