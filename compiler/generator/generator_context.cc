@@ -426,13 +426,15 @@ absl::StatusOr<int> GenContext::Convert(int v, DType dtype) {
   return Emit(Op::kCast, {*x}, {{"dtype", dtype}});
 }
 
-absl::StatusOr<int> GenContext::Squash(int v, double bound) {
+absl::StatusOr<int> GenContext::Squash(int v, double bound, bool keep_exact) {
   const ValueFacts f = facts(v);
   if (f.range.MaxAbs() <= bound || f.type.dtype == DType::kBool) return v;
   const DType dtype = f.type.dtype;
   absl::StatusOr<int> x = v;
   const uint64_t how = rng_.Below(3);
-  if (!IsFloat(dtype) || how == 0) {
+  // Clipping to exact bounds keeps an exact value exact; scaling and tanh do
+  // not.
+  if (!IsFloat(dtype) || how == 0 || (keep_exact && f.exact)) {
     const double b = IsFloat(dtype) ? 0.95 * bound : std::max(1.0, std::floor(bound));
     absl::StatusOr<int> hi = ScalarFull(dtype, b);
     absl::StatusOr<int> lo = ScalarFull(dtype, -b);
@@ -494,7 +496,8 @@ absl::StatusOr<int> GenContext::Fit(Op op, int index, int v, const TensorType& r
     absl::StatusOr<int> x = v;
     const bool is_float = IsFloat(f.type.dtype);
     if (is_float && f.range.MaxAbs() > kMaxMagnitude) {
-      x = Squash(v, kMaxMagnitude / 2);
+      // Exactness is kept: floor, comparisons and the like need it.
+      x = Squash(v, kMaxMagnitude / 2, /*keep_exact=*/true);
     } else if (op == Op::kLog || op == Op::kSqrt || op == Op::kRsqrt) {
       x = MakePositive(v);
     } else if (op == Op::kReciprocal || op == Op::kDiv) {

@@ -80,7 +80,9 @@ class GenContext {
   absl::StatusOr<int> Fit(compiler::Op op, int index, int v, const compiler::TensorType& result);
 
   // --- Guards (float unless noted).
-  absl::StatusOr<int> Squash(int v, double bound);  // MaxAbs <= bound (ints: clamp)
+  // MaxAbs <= bound (ints: clamp); with keep_exact an exact value is clipped,
+  // so it stays exact.
+  absl::StatusOr<int> Squash(int v, double bound, bool keep_exact = false);
   absl::StatusOr<int> MakePositive(int v);          // lo >= kMinPositive
   // |v| >= bound everywhere, keeping an exact v exact (a divisor's guard).
   absl::StatusOr<int> AwayFromZero(int v, double bound);
