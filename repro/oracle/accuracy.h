@@ -18,7 +18,8 @@
 //            (computed_in, e.g. bf16 widened by a cast), rmse(native, fp64) is
 //            taken as at least the rounding error of that precision, and
 //            the bound is at least that rounding error plus what rounding
-//            the output's operands may move it by (operand_rounding_rms).
+//            the values it is computed from may move it by
+//            (operand_rounding_rms).
 //   "strict" allclose(result, native) only.
 //   "cosine" cosine similarity of result and native >= 0.99.
 // Non-float outputs compare exactly (or are ignored with compare_non_float =
@@ -62,11 +63,11 @@ struct AccuracyOptions {
   // The lowest float precision on the output's paths (computation_precision.h);
   // kF64: the output's own dtype decides.
   compiler::DType computed_in = compiler::DType::kF64;
-  // The rms change of the output when each of its bf16/f16 operands moves by
-  // half a unit (operand_rounding.h); 0 when not measured. With a bf16/f16
-  // computed_in, the torch rule passes an error up to the output's own
-  // rounding floor plus this, since fused code may round those operands
-  // differently from the reference.
+  // The rms change of the output when the bf16/f16 values it is computed
+  // from are rounded to their dtypes (operand_rounding.h); 0 when not
+  // measured. With a bf16/f16 computed_in, the torch rule passes an error up
+  // to the output's own rounding floor plus this, since fused code may skip
+  // roundings the reference does.
   double operand_rounding_rms = 0;
 };
 

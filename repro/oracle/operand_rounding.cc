@@ -8,111 +8,110 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "compiler/ir/builder.h"
+#include "compiler/ir/op.h"
 #include "compiler/reference/interpreter.h"
 #include "compiler/reference/promote.h"
 
 namespace rk::repro {
+namespace {
 
 using compiler::DType;
 using compiler::Graph;
 using compiler::HostTensor;
 using compiler::NodeId;
 
-double HalfUlp(DType dtype, double x) {
-  int precision = 0;  // significand bits, the implicit one included
-  int min_exponent = 0;
-  if (dtype == DType::kBF16) {
-    precision = 8;
-    min_exponent = -126;
-  } else if (dtype == DType::kF16) {
-    precision = 11;
-    min_exponent = -14;
-  } else {
-    return 0;
+// The output node's value recomputed in fp64 from `rounded` (an ancestor)
+// holding `value`: the slice of nodes between them, every other value it reads
+// taken from `fp64_values`.
+absl::StatusOr<HostTensor> Recompute(const Graph& graph, absl::Span<const HostTensor> fp64_values,
+                                     const std::vector<bool>& cone, NodeId rounded,
+                                     const HostTensor& value, NodeId output) {
+  const int n = output.value + 1;
+  std::vector<bool> after(n, false);  // computed from `rounded`, inside the cone
+  after[rounded.value] = true;
+  for (int i = rounded.value + 1; i < n; ++i) {
+    if (!cone[i]) continue;
+    for (NodeId operand : graph.node(NodeId(i)).operands) after[i] = after[i] || after[operand.value];
   }
-  if (!std::isfinite(x)) return 0;
-  int exponent = 0;
-  std::frexp(x, &exponent);  // |x| = m * 2^exponent, m in [0.5, 1)
-  const int scale = x == 0 ? min_exponent : std::max(exponent - 1, min_exponent);
-  return std::ldexp(0.5, scale - precision + 1);
+  compiler::GraphBuilder builder("rounding_slice");
+  std::vector<NodeId> mapped(n);
+  std::vector<HostTensor> inputs;
+  // Inputs first: the rounded node, then every value the slice reads from
+  // outside it.
+  mapped[rounded.value] = builder.Input("rounded", graph.type(rounded));
+  inputs.push_back(value);
+  for (int i = rounded.value + 1; i < n; ++i) {
+    if (!after[i]) continue;
+    for (NodeId operand : graph.node(NodeId(i)).operands) {
+      if (after[operand.value] || mapped[operand.value].valid()) continue;
+      mapped[operand.value] =
+          builder.Input(absl::StrCat("v", operand.value), graph.type(operand));
+      inputs.push_back(fp64_values[operand.value]);
+    }
+  }
+  for (int i = rounded.value + 1; i < n; ++i) {
+    if (!after[i]) continue;
+    const compiler::Node& node = graph.node(NodeId(i));
+    std::vector<NodeId> operands;
+    for (NodeId operand : node.operands) operands.push_back(mapped[operand.value]);
+    absl::StatusOr<NodeId> id = builder.AddWithType(node.op, operands, node.attrs, node.type);
+    if (!id.ok()) return id.status();
+    mapped[i] = *id;
+  }
+  if (absl::Status s = builder.Output(mapped[output.value]); !s.ok()) return s;
+  absl::StatusOr<Graph> slice = builder.Build();
+  if (!slice.ok()) return slice.status();
+  absl::StatusOr<Graph> promoted = compiler::PromoteToF64(*slice);
+  if (!promoted.ok()) return promoted.status();
+  absl::StatusOr<compiler::EvalResult> r = compiler::Evaluate(*promoted, inputs);
+  if (!r.ok()) return r.status();
+  return std::move(r->outputs[0]);
 }
+
+}  // namespace
 
 absl::StatusOr<double> OperandRoundingRms(const Graph& graph,
                                           absl::Span<const HostTensor> fp64_values,
-                                          NodeId node_id) {
-  if (!node_id.valid() || node_id.value >= graph.num_nodes() ||
+                                          NodeId node) {
+  if (!node.valid() || node.value >= graph.num_nodes() ||
       fp64_values.size() != static_cast<size_t>(graph.num_nodes())) {
     return absl::InternalError("operand rounding: no fp64 value for the node");
   }
-  const compiler::Node& node = graph.node(node_id);
-  // One input per distinct operand, so mul(x, x) moves both uses together.
-  std::vector<NodeId> distinct;
-  std::vector<NodeId> operands;
-  for (NodeId operand : node.operands) {
-    auto it = std::find(distinct.begin(), distinct.end(), operand);
-    if (it == distinct.end()) {
-      distinct.push_back(operand);
-      it = distinct.end() - 1;
+  // The cone: every node the output node is computed from.
+  std::vector<bool> cone(node.value + 1, false);
+  cone[node.value] = true;
+  std::vector<NodeId> rounded;
+  for (int i = node.value; i >= 0; --i) {
+    if (!cone[i]) continue;
+    const compiler::Node& n = graph.node(NodeId(i));
+    for (NodeId operand : n.operands) cone[operand.value] = true;
+    if (i != node.value && static_cast<int>(rounded.size()) < kMaxRoundedNodes &&
+        n.op != compiler::Op::kInput &&
+        compiler::GetOpKind(n.op) != compiler::OpKind::kSource &&
+        compiler::IsLowPrecision(n.type.dtype)) {
+      rounded.push_back(NodeId(i));
     }
-    operands.push_back(NodeId(static_cast<int32_t>(it - distinct.begin())));
   }
-  bool any_low = false;
-  for (NodeId operand : distinct) {
-    any_low = any_low || compiler::IsLowPrecision(graph.type(operand).dtype);
-  }
-  if (!any_low) return 0.0;
-
-  compiler::GraphBuilder builder("operand_rounding");
-  for (size_t j = 0; j < distinct.size(); ++j) {
-    builder.Input(absl::StrCat("a", j), graph.type(distinct[j]));
-  }
-  absl::StatusOr<NodeId> result =
-      builder.AddWithType(node.op, operands, node.attrs, node.type);
-  if (!result.ok()) return result.status();
-  if (absl::Status s = builder.Output(*result); !s.ok()) return s;
-  absl::StatusOr<Graph> single = builder.Build();
-  if (!single.ok()) return single.status();
-  absl::StatusOr<Graph> promoted = compiler::PromoteToF64(*single);
-  if (!promoted.ok()) return promoted.status();
-
-  std::vector<HostTensor> inputs;
-  for (NodeId operand : distinct) {
-    const HostTensor& value = fp64_values[operand.value];
-    if (!value.valid()) return absl::InternalError("operand rounding: an operand has no value");
-    inputs.push_back(value);
-  }
-  absl::StatusOr<compiler::EvalResult> base = compiler::Evaluate(*promoted, inputs);
-  if (!base.ok()) return base.status();
-  const HostTensor& y = base->outputs[0];
-  std::vector<double> total(y.num_elements(), 0.0);
-  for (size_t j = 0; j < distinct.size(); ++j) {
-    const DType dtype = graph.type(distinct[j]).dtype;
-    if (!compiler::IsLowPrecision(dtype)) continue;
-    const HostTensor original = inputs[j];
-    std::vector<double> worst(y.num_elements(), 0.0);
-    for (double direction : {1.0, -1.0}) {
-      HostTensor moved(original.type());
-      for (int64_t i = 0; i < original.num_elements(); ++i) {
-        const double x = original.GetDouble(i);
-        moved.SetDouble(i, x + direction * HalfUlp(dtype, x));
-      }
-      inputs[j] = moved;
-      absl::StatusOr<compiler::EvalResult> perturbed = compiler::Evaluate(*promoted, inputs);
-      if (!perturbed.ok()) return perturbed.status();
-      const HostTensor& z = perturbed->outputs[0];
-      for (int64_t i = 0; i < y.num_elements(); ++i) {
-        const double d = std::abs(z.GetDouble(i) - y.GetDouble(i));
-        // A move that leaves the function's domain (the log of a value pushed
-        // below zero) or overflows says nothing about rounding: left out.
-        if (std::isfinite(d)) worst[i] = std::max(worst[i], d);
-      }
+  const HostTensor& base = fp64_values[node.value];
+  if (!base.valid()) return absl::InternalError("operand rounding: the node has no value");
+  std::vector<double> squares(base.num_elements(), 0.0);
+  for (NodeId r : rounded) {
+    const HostTensor& exact = fp64_values[r.value];
+    if (!exact.valid()) return absl::InternalError("operand rounding: a node has no value");
+    const HostTensor value = exact.ConvertTo(graph.type(r).dtype).ConvertTo(exact.dtype());
+    if (value.BitwiseEqual(exact)) continue;  // its dtype holds it: nothing to round
+    absl::StatusOr<HostTensor> moved = Recompute(graph, fp64_values, cone, r, value, node);
+    if (!moved.ok()) return moved.status();
+    for (int64_t i = 0; i < base.num_elements(); ++i) {
+      const double d = moved->GetDouble(i) - base.GetDouble(i);
+      // A value that leaves a function's domain or overflows says nothing
+      // about rounding: left out.
+      if (std::isfinite(d)) squares[i] += d * d;
     }
-    for (int64_t i = 0; i < y.num_elements(); ++i) total[i] += worst[i];
-    inputs[j] = original;
   }
-  double sum_squares = 0;
-  for (double t : total) sum_squares += t * t;
-  return total.empty() ? 0.0 : std::sqrt(sum_squares / static_cast<double>(total.size()));
+  double sum = 0;
+  for (double s : squares) sum += s;
+  return squares.empty() ? 0.0 : std::sqrt(sum / static_cast<double>(squares.size()));
 }
 
 }  // namespace rk::repro

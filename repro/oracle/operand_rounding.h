@@ -1,24 +1,28 @@
-// How much an output computed in bf16/f16 may legitimately move when its
-// operands are rounded differently: the accuracy rule's allowance for fused
-// code (docs/ARCHITECTURE.md, "The flow of one judgement").
+// How much an output computed in bf16/f16 may legitimately move when the
+// values it is computed from are rounded differently: the accuracy rule's
+// allowance for fused code (docs/ARCHITECTURE.md, "The flow of one judgement").
 //
 // The reference rounds every bf16/f16 value after the node that computes it;
 // compiled code keeps fused intermediates in f32 and rounds at stores and
 // casts. Both are correct to the precision of the computation, yet where the
-// output op is sensitive to its operands (pow(a, b) moves by b*y/a per unit
-// of a and by y*ln(a) per unit of b) one skipped rounding of an operand moves
-// the output by more than its own half unit. The torch rule compares the
-// result's error with the native reference's, and the native reference may
-// have been lucky on the few elements of a small tensor.
+// output is sensitive to an intermediate (pow(a, b) moves by b*y/a per unit of
+// a; sin(x) of a large x by cos(x) per unit of x, through any number of later
+// ops) one rounding the fused code skipped moves the output by more than its
+// own half unit. The torch rule compares the result's error with the native
+// reference's, and the native reference may have been lucky on the few
+// elements of a small tensor.
 //
-// OperandRoundingRms measures that sensitivity on the fp64 run's own values:
-// for every element of the output node, the sum over its distinct bf16/f16
-// operands of the larger change of the node's fp64 value when that operand is
-// moved by half a unit in the last place of its dtype (up or down), and
-// returns the rms of that over the elements. It needs the fp64 values of the
-// node's operands (EvalOptions::record_intermediates), re-evaluates only the
-// one node (through PromoteToF64, so attributes that name a dtype keep their
-// meaning), and is 0 when no operand is bf16/f16.
+// OperandRoundingRms measures that on the fp64 run's own values: for each of
+// the nearest kMaxRoundedNodes bf16/f16 compute nodes the output node is
+// computed from (graph inputs and sources excluded: both sides hold the same
+// values there; the output node excluded: its own rounding is the rule's
+// rounding floor), the change of the output node's fp64 value when that node's
+// value is rounded to its dtype and everything after it is recomputed in fp64
+// (one evaluation of the slice between them, through PromoteToF64). Per
+// element the changes add as independent errors (root sum of squares); the
+// result is the rms of that over the elements, 0 when there is no such node.
+// A value its dtype holds exactly rounds to itself and adds nothing, so an
+// exact operand of floor or a comparison never inflates the allowance.
 //
 // Tested by repro/oracle/operand_rounding_test.cc.
 #ifndef REPROKIT_REPRO_ORACLE_OPERAND_ROUNDING_H_
@@ -31,9 +35,7 @@
 
 namespace rk::repro {
 
-// Half a unit in the last place of `x` in `dtype` (bf16 or f16; subnormal
-// spacing near zero); 0 for any other dtype or a non-finite x.
-double HalfUlp(compiler::DType dtype, double x);
+inline constexpr int kMaxRoundedNodes = 16;
 
 // `fp64_values`: one tensor per node of `graph`, the fp64 reference's values
 // (compiler::EvalResult::values with fp64 and record_intermediates).
