@@ -452,8 +452,11 @@ void Engine::FinalChecks() {
   }
   if (!fatal_.ok()) return;
   // The judgement that accepted the result is the first of the runs; the
-  // others are fresh calls (the memo would only repeat it).
+  // others are fresh calls (the memo would only repeat it), side by side
+  // with -j.
   auto judged = memo_.find(current_key_);
+  std::vector<std::future<absl::StatusOr<InterestingnessResult>>> fresh;
+  const std::launch policy = options_.jobs > 1 ? std::launch::async : std::launch::deferred;
   for (int i = 0; i < options_.reproduce_runs; ++i) {
     ++stats_.reproduce_attempts;
     if (i == 0 && judged != memo_.end()) {
@@ -462,7 +465,10 @@ void Engine::FinalChecks() {
     }
     ++stats_.oracle_calls;
     ++stats_.oracle_calls_used;
-    absl::StatusOr<InterestingnessResult> result = interestingness_.Judge(current_);
+    fresh.push_back(std::async(policy, [this] { return interestingness_.Judge(current_); }));
+  }
+  for (auto& f : fresh) {
+    absl::StatusOr<InterestingnessResult> result = f.get();
     if (result.ok() && result->interesting) ++stats_.reproduce_runs;
   }
   stats_.flaky = stats_.reproduce_runs < stats_.reproduce_attempts;

@@ -21,7 +21,7 @@
 // fails the same way; anything found is accepted and the rounds resume) and
 // checks that the result reproduces `reproduce_runs` times: the judgement
 // that accepted it plus reproduce_runs - 1 fresh calls; a miss marks it
-// flaky.
+// flaky. The fresh calls run side by side when jobs > 1.
 //
 // Recorded values (what a cut feeds to its new inputs) are computed once per
 // candidate that needs them and kept in a content store, read lazily through
