@@ -432,8 +432,7 @@ absl::StatusOr<int> GenContext::Squash(int v, double bound, bool keep_exact) {
   const DType dtype = f.type.dtype;
   absl::StatusOr<int> x = v;
   const uint64_t how = rng_.Below(3);
-  // Clipping to exact bounds keeps an exact value exact; scaling and tanh do
-  // not.
+  // Clipping to exact bounds keeps an exact value exact; scaling and tanh do not.
   if (!IsFloat(dtype) || how == 0 || (keep_exact && f.exact)) {
     const double b = IsFloat(dtype) ? 0.95 * bound : std::max(1.0, std::floor(bound));
     absl::StatusOr<int> hi = ScalarFull(dtype, b);
@@ -496,8 +495,7 @@ absl::StatusOr<int> GenContext::Fit(Op op, int index, int v, const TensorType& r
     absl::StatusOr<int> x = v;
     const bool is_float = IsFloat(f.type.dtype);
     if (is_float && f.range.MaxAbs() > kMaxMagnitude) {
-      // Exactness is kept: floor, comparisons and the like need it.
-      x = Squash(v, kMaxMagnitude / 2, /*keep_exact=*/true);
+      x = Squash(v, kMaxMagnitude / 2, /*keep_exact=*/true);  // floor etc. need exactness
     } else if (op == Op::kLog || op == Op::kSqrt || op == Op::kRsqrt) {
       x = MakePositive(v);
     } else if (op == Op::kReciprocal || op == Op::kDiv) {

@@ -365,40 +365,6 @@ absl::StatusOr<PtxProgram> CompileCachedUnit(const NvptxPlan& plan, size_t unit,
   return out;
 }
 
-// Every unit a module of its own, through the disk cache, on several threads.
-absl::StatusOr<PtxProgram> CompileCachedUnits(const NvptxPlan& plan, const GpuOptions& options,
-                                              NvptxTarget& target,
-                                              std::chrono::steady_clock::time_point start) {
-  const int units = static_cast<int>(plan.units.size());
-  const int threads = options.compile_threads > 0 ? std::min(options.compile_threads, units)
-                                                  : CompileThreads(units);
-  std::vector<absl::StatusOr<PtxProgram>> parts(units, absl::UnknownError("not compiled"));
-  const double plan_ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  ParallelFor(units, threads,
-              [&](int i) { parts[i] = CompileCachedUnit(plan, i, options, target); });
-  PtxProgram out;
-  out.emit_ms = plan_ms;
-  for (int i = 0; i < units; ++i) {
-    if (!parts[i].ok()) return parts[i].status();
-    PtxProgram& part = *parts[i];
-    for (KernelLaunch& launch : part.launches) {
-      launch.module = i;
-      out.launches.push_back(std::move(launch));
-    }
-    out.ptx += part.ptx;
-    out.modules.push_back(std::move(part.ptx));
-    out.emit_ms += part.emit_ms;
-    out.optimize_ms += part.optimize_ms;
-    out.codegen_ms += part.codegen_ms;
-    out.disk_cached_modules += part.disk_cached_modules;
-  }
-  out.threads = std::max(1, threads);
-  out.wall_ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  return out;
-}
-
 }  // namespace
 
 absl::StatusOr<PtxProgram> CompileToPtx(const kernel::Program& program, const GpuOptions& options,
@@ -409,20 +375,23 @@ absl::StatusOr<PtxProgram> CompileToPtx(const kernel::Program& program, const Gp
   absl::StatusOr<std::unique_ptr<NvptxPlan>> plan = PlanNvptx(program);
   if (!plan.ok()) return plan.status();
   const int units = static_cast<int>((*plan)->units.size());
-  // A program without units (every output an input or a folded constant)
-  // still gets its one module, with no entries.
-  if (options.disk_cache != nullptr && !keep_llvm_text && units > 0) {
-    return CompileCachedUnits(**plan, options, **target, start);
-  }
-  // Consecutive units share a module; one module a thread, or one in all
-  // when LLVM text is kept (dumps: one file of each kind).
+  // With the disk cache every unit is a module of its own; without it
+  // consecutive units share a module, one module a thread, or one in all when
+  // LLVM text is kept (dumps: one file of each kind). A program without units
+  // (every output an input or a folded constant) still gets its one module,
+  // with no entries.
+  const bool cached = options.disk_cache != nullptr && !keep_llvm_text && units > 0;
   const int threads = options.compile_threads > 0 ? std::min(options.compile_threads, units)
                                                   : CompileThreads(units);
-  const int modules = keep_llvm_text ? 1 : std::max(threads, 1);
+  const int modules = cached ? units : keep_llvm_text ? 1 : std::max(threads, 1);
   std::vector<absl::StatusOr<PtxProgram>> parts(modules, absl::UnknownError("not compiled"));
   const double plan_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   ParallelFor(modules, threads, [&](int i) {
+    if (cached) {
+      parts[i] = CompileCachedUnit(**plan, i, options, **target);
+      return;
+    }
     const size_t first = static_cast<size_t>(i) * units / modules;
     const size_t end = static_cast<size_t>(i + 1) * units / modules;
     parts[i] = CompileModule(**plan, first, end, options, **target, keep_llvm_text);
@@ -443,6 +412,7 @@ absl::StatusOr<PtxProgram> CompileToPtx(const kernel::Program& program, const Gp
     out.codegen_ms += part.codegen_ms;
     out.llvm_before_opt += part.llvm_before_opt;
     out.llvm_after_opt += part.llvm_after_opt;
+    out.disk_cached_modules += part.disk_cached_modules;
   }
   out.threads = std::max(1, std::min(threads, modules));
   out.wall_ms =

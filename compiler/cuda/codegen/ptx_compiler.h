@@ -16,7 +16,8 @@
 // O2 and code generation are skipped on a hit), and the CUDA driver's own JIT
 // cache keeps the SASS it compiles from it.
 //
-// Tested by compiler/cuda/codegen/ptx_compiler_test.cc (no GPU needed).
+// Tested by compiler/cuda/codegen/ptx_compiler_test.cc and ptx_module_cache_test.cc
+// (no GPU needed).
 #ifndef REPROKIT_COMPILER_CUDA_CODEGEN_PTX_COMPILER_H_
 #define REPROKIT_COMPILER_CUDA_CODEGEN_PTX_COMPILER_H_
 
