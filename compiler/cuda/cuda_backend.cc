@@ -112,6 +112,7 @@ class Cuda final : public Backend {
     auto compiled = std::make_unique<DeviceExecutable>(std::move(lowered->program));
     GpuOptions gpu_options{options.cuda_arch, options.fast_math, options.low_precision,
                            options.opt_level};
+    gpu_options.tensor_cores = options.tensor_cores;
     // Dumps show the whole program as one module; otherwise modules are kept
     // on disk for every later compile and process (ptx_compiler.h).
     if (options.dump_dir.empty()) gpu_options.disk_cache = DiskKernelCache::Global();

@@ -26,6 +26,9 @@ struct CodegenOptions {
   // the op's own result type, so the value the program holds is unaffected in
   // all but rare ties; f32 and f64 ops keep the accurate functions.
   bool approx_16bit_math = false;
+  // NVPTX sm_80 and newer: f16/bf16 matmuls on mma.sync
+  // (compiler/cuda/planning/mma_matmul.h).
+  bool tensor_cores = false;
 };
 
 }  // namespace rk::compiler::llvm_ir

@@ -193,6 +193,7 @@ const std::vector<OptionField>& Fields() {
       {"dump_dir", SetDumpDir, [](const CompileOptions& o) { return o.dump_dir; }},
       BoolField("checked", &CompileOptions::checked),
       {"cuda_arch", SetCudaArch, [](const CompileOptions& o) { return o.cuda_arch; }},
+      BoolField("tensor_cores", &CompileOptions::tensor_cores),
       {"backend", SetBackend, [](const CompileOptions& o) { return o.backend; }},
       {"backend_options", SetBackendOptions,
        [](const CompileOptions& o) { return absl::StrJoin(o.backend_options, ","); }},

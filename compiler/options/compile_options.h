@@ -12,6 +12,8 @@
 // (0 = target default, else 1|2|4|8|16), threads (>= 1), faults (list of
 // `<op-or-pass>:<kind>`, testing only, see docs/FAULTS.md), dump_dir,
 // checked (verify the graph around every pass), cuda_arch (e.g. sm_90),
+// tensor_cores (cuda, sm_80+: f16/bf16 matmuls on mma.sync; false keeps
+// them on the SIMT tiles),
 // backend (an external compiler judged in place of this one: a name or an
 // absolute path, see docs/BACKENDS.md; "" = this compiler) and backend_options
 // (list of `KEY:VALUE`, the options the external backend declared).
@@ -46,6 +48,7 @@ struct CompileOptions {
   std::string dump_dir;
   bool checked = false;
   std::string cuda_arch = "sm_90";
+  bool tensor_cores = true;
   // An external backend (docs/BACKENDS.md) and its options; the built-in
   // compiler refuses options that name one.
   std::string backend;

@@ -198,11 +198,7 @@ void NvptxKernel::Emit(KernelLaunch& launch) {
       EmitGridStride();
       break;
     case KernelForm::kRowReduction: EmitRowReduction(launch); break;
-    case KernelForm::kMatmul:
-      Annotate(module_, fn_, "maxntidx", kMatmulTile / 4);
-      Annotate(module_, fn_, "maxntidy", kMatmulTile / 4);
-      EmitMatmul(launch);
-      break;
+    case KernelForm::kMatmul: EmitMatmul(launch); break;
     case KernelForm::kRowPartials:
     case KernelForm::kRowCombine: break;  // launch forms of EmitSplit, never a shape's
   }
@@ -534,6 +530,7 @@ absl::StatusOr<std::unique_ptr<llvm::Module>> EmitNvptxModule(const NvptxPlan& p
   auto module = std::make_unique<llvm::Module>("rk_gpu_program", context);
   llvm_ir::CodegenOptions codegen_options{options.fast_math, options.low_precision, 1, 1};
   codegen_options.native_bf16 = ArchNumber(options.arch) >= 80;
+  codegen_options.tensor_cores = options.tensor_cores && ArchNumber(options.arch) >= 80;
   codegen_options.approx_16bit_math = true;
   for (size_t u = first_unit; u < end_unit && u < plan.units.size(); ++u) {
     const std::vector<int>& group = plan.units[u];

@@ -38,6 +38,9 @@ struct GpuOptions {
   // one, every unit of emission is a module of its own, named by content and
   // looked up before LLVM runs. Null: no disk cache.
   DiskKernelCache* disk_cache = nullptr;
+  // sm_80 and newer: f16/bf16 matmuls on the tensor cores where the kernel
+  // allows (planning/mma_matmul.h).
+  bool tensor_cores = true;
 };
 
 // How the runtime launches one kernel.

@@ -4,7 +4,7 @@
 // (nvptx_emitter.cc for the entry and grid-stride kernels, nvptx_rows.cc for
 // row reductions and row groups, nvptx_warp_rows.cc for short rows a warp
 // each (warp_rows.h), nvptx_split_rows.cc for the two passes,
-// nvptx_matmul.cc for matmul).
+// nvptx_matmul.cc for matmul, nvptx_mma_matmul.cc for its tensor-core form).
 //
 // Thread mapping of a strided chain of P points over T threads: where P is a
 // multiple of T * V (V consecutive points a thread, V chosen so accesses are
@@ -24,6 +24,7 @@
 #include "absl/types/span.h"
 #include "compiler/cuda/codegen/nvptx_emitter.h"
 #include "compiler/cuda/planning/kernel_shape.h"
+#include "compiler/cuda/planning/mma_matmul.h"
 #include "compiler/cuda/planning/split_rows.h"
 #include "compiler/llvm_ir/value_emitter.h"
 #include "llvm/IR/IRBuilder.h"
@@ -85,7 +86,10 @@ class NvptxKernel {
   // The scratch slot `slot` of the partial values (or of argmax indices at
   // byte offset `offset`).
   llvm::Value* ScratchSlot(llvm::Value* slot, int64_t offset);
+  // The SIMT tiles, or the tensor-core form where the options and the
+  // kernel allow it (mma_matmul.h).
   void EmitMatmul(KernelLaunch& launch);
+  void EmitMmaMatmul(KernelLaunch& launch, const MmaPlan& plan);
 
   // Sequential statements on the current thread.
   void EmitStmts(const std::vector<const kernel::Stmt*>& stmts);

@@ -18,6 +18,14 @@ constexpr int kPadded = kMatmulTile + 1;            // breaks bank conflicts of 
 }  // namespace
 
 void NvptxKernel::EmitMatmul(KernelLaunch& launch) {
+  if (options_.tensor_cores) {
+    if (std::optional<MmaPlan> plan = PlanMmaMatmul(program_, *kernel_, shape_->matmul)) {
+      EmitMmaMatmul(launch, *plan);
+      return;
+    }
+  }
+  Annotate(module_, fn_, "maxntidx", kThreads);
+  Annotate(module_, fn_, "maxntidy", kThreads);
   const MatmulPattern mm = shape_->matmul;
   launch.block = {kThreads, kThreads, 1};
   launch.grid = {static_cast<uint32_t>((mm.n + kMatmulTile - 1) / kMatmulTile),

@@ -1,5 +1,11 @@
 #include "compiler/cuda/codegen/ptx_test_util.h"
 
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "compiler/fusion/fusion.h"
@@ -31,6 +37,7 @@ PtxProgram Ptx(const std::string& graph_text, const CompileOptions& options, Gpu
   if (!program.ok()) return {};
   gpu.fast_math = options.fast_math;
   gpu.low_precision = options.low_precision;
+  gpu.tensor_cores = options.tensor_cores;
   absl::StatusOr<PtxProgram> ptx = CompileToPtx(*program, gpu);
   EXPECT_TRUE(ptx.ok()) << ptx.status();
   if (!ptx.ok()) return {};
@@ -54,6 +61,24 @@ std::string EntryText(const std::string& ptx, const std::string& name) {
   if (begin == std::string::npos) return "";
   const size_t end = ptx.find("\n}\n", begin);
   return ptx.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+}
+
+std::optional<std::string> PtxasErrors(const std::string& module, const std::string& arch) {
+  std::string ptxas = "/usr/local/cuda/bin/ptxas";
+  if (const char* cuda = std::getenv("CUDA_PATH")) ptxas = std::string(cuda) + "/bin/ptxas";
+  if (!std::filesystem::exists(ptxas)) return std::nullopt;
+  static std::atomic<int> next{0};
+  const std::string path = absl::StrCat(::testing::TempDir(), "/ptxas_", next++, ".ptx");
+  std::ofstream(path) << module;
+  const std::string command = absl::StrCat(ptxas, " -arch=", arch, " -o /dev/null '", path, "' 2>&1");
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return "cannot start " + ptxas;
+  std::string output;
+  char buffer[512];
+  while (fgets(buffer, sizeof(buffer), pipe) != nullptr) output += buffer;
+  const int status = pclose(pipe);
+  if (status != 0 && output.empty()) output = absl::StrCat("ptxas exited with status ", status);
+  return status == 0 ? "" : output;
 }
 
 }  // namespace rk::compiler::cuda

@@ -4,6 +4,7 @@
 #ifndef REPROKIT_COMPILER_CUDA_CODEGEN_PTX_TEST_UTIL_H_
 #define REPROKIT_COMPILER_CUDA_CODEGEN_PTX_TEST_UTIL_H_
 
+#include <optional>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -18,7 +19,8 @@ absl::StatusOr<kernel::Program> LowerToKernelIr(const std::string& graph_text,
 
 // The PTX of graph_text; a failure, or an unresolved (.extern) call in the
 // module, fails the calling test and returns an empty program.
-// options.fast_math and low_precision carry over to the GPU options.
+// options.fast_math, low_precision and tensor_cores carry over to the GPU
+// options.
 PtxProgram Ptx(const std::string& graph_text, const CompileOptions& options = {},
                GpuOptions gpu = {});
 
@@ -31,6 +33,10 @@ int Count(const std::string& text, const std::string& what);
 // The PTX of entry `name`, from its `.entry` line to its closing brace
 // (empty when there is none).
 std::string EntryText(const std::string& ptx, const std::string& name);
+
+// What ptxas says of `module` assembled for `arch` ("" when it assembles);
+// nullopt when there is no ptxas ($CUDA_PATH/bin, else /usr/local/cuda/bin).
+std::optional<std::string> PtxasErrors(const std::string& module, const std::string& arch);
 
 }  // namespace rk::compiler::cuda
 

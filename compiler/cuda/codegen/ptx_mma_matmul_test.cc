@@ -1,0 +1,130 @@
+// The tensor-core matmul form (planning/mma_matmul.h, nvptx_mma_matmul.cc)
+// without a GPU: which matmuls take it, their launch shape, the PTX
+// instructions, and that ptxas assembles it for sm_80 and sm_90.
+#include <array>
+#include <string>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "compiler/cuda/codegen/ptx_test_util.h"
+#include "compiler/cuda/planning/mma_matmul.h"
+#include "gtest/gtest.h"
+
+namespace rk::compiler::cuda {
+namespace {
+
+std::string Matmul(const std::string& dtype, int64_t m, int64_t k, int64_t n) {
+  return absl::StrCat("graph @g(%a: ", dtype, "[", m, ",", k, "], %b: ", dtype, "[", k, ",", n,
+                      "]) {\n %c = matmul(%a, %b) : ", dtype, "[", m, ",", n,
+                      "]\n return %c\n}");
+}
+
+constexpr char kLinear[] = R"(graph @g(%x: bf16[4,96,64], %w: bf16[80,64], %r: f32[4,96,80]) {
+  %t = transpose(%w) {perm=[1,0]} : bf16[64,80]
+  %h = matmul(%x, %t) : bf16[4,96,80]
+  %g = gelu(%h) : bf16[4,96,80]
+  %c = cast(%g) {dtype=f32} : f32[4,96,80]
+  %o = add(%c, %r) : f32[4,96,80]
+  return %o
+})";
+
+// The plan of the program's only matmul kernel, as the backend sees it.
+std::optional<MmaPlan> PlanOf(const std::string& text) {
+  absl::StatusOr<kernel::Program> program = LowerToKernelIr(text);
+  EXPECT_TRUE(program.ok()) << program.status();
+  if (!program.ok()) return std::nullopt;
+  absl::StatusOr<std::unique_ptr<NvptxPlan>> plan = PlanNvptx(*program);
+  EXPECT_TRUE(plan.ok()) << plan.status();
+  for (size_t k = 0; plan.ok() && k < (*plan)->shapes.size(); ++k) {
+    if ((*plan)->shapes[k].form != KernelForm::kMatmul) continue;
+    return PlanMmaMatmul((*plan)->program, (*plan)->program.kernels[k], (*plan)->shapes[k].matmul);
+  }
+  ADD_FAILURE() << "no matmul kernel";
+  return std::nullopt;
+}
+
+TEST(MmaMatmulPlanTest, ReadsStridesAndLayoutsFromTheIndices) {
+  std::optional<MmaPlan> plain = PlanOf(Matmul("bf16", 256, 128, 192));
+  ASSERT_TRUE(plain.has_value());
+  EXPECT_EQ(plain->dtype, DType::kBF16);
+  EXPECT_EQ(plain->a.row_stride, 128);
+  EXPECT_FALSE(plain->b.k_contiguous);
+  EXPECT_EQ(plain->b.row_stride, 192);
+  std::optional<MmaPlan> linear = PlanOf(kLinear);
+  ASSERT_TRUE(linear.has_value());
+  EXPECT_TRUE(linear->b.k_contiguous);
+  EXPECT_EQ(linear->b.row_stride, 64);
+  std::optional<MmaPlan> half = PlanOf(Matmul("f16", 8, 16, 8));
+  ASSERT_TRUE(half.has_value());
+  EXPECT_EQ(half->dtype, DType::kF16);
+}
+
+TEST(MmaMatmulPlanTest, KeepsTheSimtTilesWhereChunksDoNotFit) {
+  EXPECT_FALSE(PlanOf(Matmul("f32", 64, 64, 64)).has_value());   // f32 operands
+  EXPECT_FALSE(PlanOf(Matmul("bf16", 64, 20, 64)).has_value());  // k not whole chunks
+  EXPECT_FALSE(PlanOf(Matmul("bf16", 64, 64, 20)).has_value());  // columns not whole chunks
+  // A left operand stored with its rows contiguous (k strided).
+  EXPECT_FALSE(PlanOf(R"(graph @g(%a: bf16[64,32], %b: bf16[64,64]) {
+    %t = transpose(%a) {perm=[1,0]} : bf16[32,64]
+    %c = matmul(%t, %b) : bf16[32,64]
+    return %c
+  })").has_value());
+  // Batches 9 * 12 = 108 elements apart: a batch's base is not 16-byte aligned.
+  EXPECT_FALSE(PlanOf(R"(graph @g(%a: bf16[3,9,12], %b: bf16[3,12,8]) {
+    %c = matmul(%a, %b) : bf16[3,9,8]
+    return %c
+  })").has_value());
+}
+
+TEST(MmaMatmulPtxTest, Bf16AndF16MatmulsRunOnMmaSync) {
+  PtxProgram p = Ptx(Matmul("bf16", 256, 128, 192));
+  ASSERT_EQ(p.launches.size(), 1u);
+  EXPECT_EQ(p.launches[0].form, KernelForm::kMatmul);
+  EXPECT_EQ(p.launches[0].block, (std::array<uint32_t, 3>{128, 1, 1}));  // 4 warps
+  EXPECT_EQ(p.launches[0].grid, (std::array<uint32_t, 3>{4, 1, 1}));  // 2 x 2 tiles of 128
+  EXPECT_TRUE(absl::StrContains(p.ptx, "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"))
+      << p.ptx;
+  EXPECT_TRUE(absl::StrContains(p.ptx, "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16"));
+  EXPECT_TRUE(absl::StrContains(p.ptx, "cp.async.cg.shared.global"));
+  EXPECT_TRUE(absl::StrContains(p.ptx, "cp.async.wait_group 1"));
+  const std::string f16 = Ptx(Matmul("f16", 256, 128, 192)).ptx;
+  EXPECT_TRUE(absl::StrContains(f16, "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32")) << f16;
+  // A transposed right operand is read k-contiguous: ldmatrix without .trans.
+  const std::string linear = Ptx(kLinear).ptx;
+  EXPECT_TRUE(absl::StrContains(linear, "mma.sync.aligned"));
+  EXPECT_FALSE(absl::StrContains(linear, ".trans")) << linear;
+}
+
+TEST(MmaMatmulPtxTest, OffBeforeSm80AndWhenAskedTo) {
+  const std::string text = Matmul("bf16", 256, 128, 192);
+  CompileOptions off;
+  off.tensor_cores = false;
+  PtxProgram simt = Ptx(text, off);
+  ASSERT_EQ(simt.launches.size(), 1u);
+  EXPECT_EQ(simt.launches[0].block, (std::array<uint32_t, 3>{16, 16, 1}));
+  EXPECT_FALSE(absl::StrContains(simt.ptx, "mma.sync"));
+  GpuOptions sm75;
+  sm75.arch = "sm_75";
+  EXPECT_FALSE(absl::StrContains(Ptx(text, {}, sm75).ptx, "mma.sync"));
+  const std::string f32 = Ptx(Matmul("f32", 256, 128, 192)).ptx;
+  EXPECT_TRUE(absl::StrContains(f32, "fma.rn.f64"));  // f64 accumulation, as before
+  EXPECT_FALSE(absl::StrContains(f32, "mma.sync"));
+}
+
+TEST(MmaMatmulPtxTest, PtxasAssemblesEveryLayout) {
+  if (!PtxasErrors("", "sm_90").has_value()) GTEST_SKIP() << "no ptxas";
+  for (const std::string& text : {Matmul("bf16", 256, 128, 192), Matmul("f16", 40, 24, 8),
+                                  std::string(kLinear)}) {
+    SCOPED_TRACE(text);
+    for (const char* arch : {"sm_80", "sm_90"}) {
+      GpuOptions gpu;
+      gpu.arch = arch;
+      const PtxProgram program = Ptx(text, {}, gpu);
+      ASSERT_FALSE(program.modules.empty());
+      for (const std::string& module : program.modules) EXPECT_EQ(PtxasErrors(module, arch), "");
+    }
+  }
+}
+
+}  // namespace
+}  // namespace rk::compiler::cuda
