@@ -153,6 +153,7 @@ std::vector<Case> KernelCases(bool quick) {
     cases.push_back({"layer_norm", t, LayerNorm(t, rows * 4, 768)});
     cases.push_back({"matmul", t, Matmul(t, mm, mm, mm), 2.0 * mm * mm * mm});
   }
+  cases.push_back({"matmul", "f16", Matmul("f16", mm, mm, mm), 2.0 * mm * mm * mm});
   cases.push_back({"matmul fast_math", "f32", Matmul("f32", mm, mm, mm), 2.0 * mm * mm * mm, true});
   // Few long rows: two passes (compiler/cuda/planning/split_rows.h).
   const std::string n = quick ? "16777216" : "67108864";

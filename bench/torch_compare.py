@@ -95,6 +95,7 @@ def cases(quick):
         out.append(("layer_norm", name, layer_norm, [(rows, 4096), (4096,), (4096,)], dtype, 0))
         out.append(("layer_norm", name, layer_norm, [(rows * 4, 768), (768,), (768,)], dtype, 0))
         out.append(("matmul", name, matmul, [(mm, mm), (mm, mm)], dtype, 2.0 * mm ** 3))
+    out.append(("matmul", "f16", matmul, [(mm, mm), (mm, mm)], torch.float16, 2.0 * mm ** 3))
     # Few long rows (two passes in reprokit, compiler/cuda/planning/split_rows.h).
     n = 1 << (24 if quick else 26)
     few_rows = (64, 1 << (18 if quick else 20))

@@ -66,7 +66,6 @@ inline constexpr int kGridStrideThreads = 256;
 // Grid-stride kernels unroll at most this many value operations (kernel IR
 // kOp and kCast expressions times points) a thread.
 inline constexpr int64_t kMaxUnrolledOps = 256;
-inline constexpr int kMatmulTile = 64;  // output tile edge; 16x16 threads, 4x4 each
 inline constexpr int kMatmulTileK = 16;
 
 // What the GPU emits for a program: its own copy with cheap elementwise

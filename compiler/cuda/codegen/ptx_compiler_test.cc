@@ -341,9 +341,13 @@ TEST(PtxCompilerTest, MatmulIsTiledInSharedMemory) {
   EXPECT_EQ(l.grid, (std::array<uint32_t, 3>{3, 4, 1}));
   EXPECT_TRUE(absl::StrContains(p.ptx, "fma.rn.f64"));  // f64 accumulation by default
   EXPECT_TRUE(absl::StrContains(p.ptx, "ld.shared"));
+  // f32 accumulators: a 128x128 tile, 8x8 outputs a thread, read 16 bytes at a time.
   CompileOptions fast;
   fast.fast_math = true;
-  EXPECT_TRUE(absl::StrContains(Ptx(text, fast).ptx, "fma.rn.f32"));
+  PtxProgram f32 = Ptx(text, fast);
+  EXPECT_TRUE(absl::StrContains(f32.ptx, "fma.rn.f32"));
+  EXPECT_TRUE(absl::StrContains(f32.ptx, "ld.shared.v4.f32"));
+  EXPECT_EQ(f32.launches[0].grid, (std::array<uint32_t, 3>{2, 2, 1}));
 }
 
 TEST(PtxCompilerTest, BatchedAndTransposedMatmul) {
