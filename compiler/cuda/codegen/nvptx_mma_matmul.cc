@@ -37,23 +37,230 @@ struct MmaTiling {
   int b_bytes() const { return tile_n * kTileK * 2; }
   int stage_bytes() const { return a_bytes() + b_bytes(); }
 };
+// The IR of one block's tile that needs nothing of the kernel's own
+// expressions: tile placement, cp.async staging, ldmatrix fragments, mma
+// steps. Shared offsets are bytes within the ring of stages.
+class MmaTile {
+ public:
+  MmaTile(llvm::IRBuilder<>& b, llvm::Module& module, const MmaTiling& tiling,
+          const MatmulPattern& mm, const MmaPlan& plan)
+      : b_(b), module_(module), t_(tiling), mm_(mm), plan_(plan) {}
+
+  // The tile's first row and column from the block index: groups of
+  // kGroupRows tile rows, columns inner.
+  void Place(llvm::Value* block, llvm::Value* thread) {
+    const int64_t tiles_m = (mm_.m + t_.tile_m - 1) / t_.tile_m;
+    const int64_t per_group = kGroupRows * ((mm_.n + t_.tile_n - 1) / t_.tile_n);
+    llvm::Value* first_m = b_.CreateMul(b_.CreateUDiv(block, b_.getInt64(per_group)),
+                                        b_.getInt64(kGroupRows));
+    llvm::Value* left = b_.CreateSub(b_.getInt64(tiles_m), first_m);
+    llvm::Value* group_m = b_.CreateSelect(b_.CreateICmpULT(left, b_.getInt64(kGroupRows)), left,
+                                           b_.getInt64(kGroupRows));
+    llvm::Value* in_group = b_.CreateURem(block, b_.getInt64(per_group));
+    row0_ = b_.CreateMul(b_.CreateAdd(first_m, b_.CreateURem(in_group, group_m)),
+                         b_.getInt64(t_.tile_m));
+    col0_ = b_.CreateMul(b_.CreateUDiv(in_group, group_m), b_.getInt64(t_.tile_n));
+    tid_ = thread;
+    lane_ = b_.CreateAnd(thread, 31);
+    llvm::Value* warp = b_.CreateLShr(thread, 5);
+    warp_row_ =
+        b_.CreateMul(b_.CreateURem(warp, b_.getInt64(t_.warps_m)), b_.getInt64(t_.warp_m()));
+    warp_col_ =
+        b_.CreateMul(b_.CreateUDiv(warp, b_.getInt64(t_.warps_m)), b_.getInt64(t_.warp_n()));
+  }
+
+  // Operand bases (global pointers) and the shared ring.
+  void SetMemory(llvm::Value* a_base, llvm::Value* b_base, llvm::Value* smem) {
+    a_base_ = a_base;
+    b_base_ = b_base;
+    smem_ = smem;
+  }
+
+  // Issues the copies of the k tile at k0 into stage `stage`.
+  void LoadStage(llvm::Value* stage, llvm::Value* k0) {
+    for (int p = 0; p < 4 * t_.tile_m / t_.threads(); ++p) {  // rows x 4 chunks of k
+      llvm::Value* q = b_.CreateAdd(tid_, b_.getInt64(p * t_.threads()));
+      KContiguousChunk(stage, 0, q, row0_, mm_.m, plan_.a, a_base_, k0);
+    }
+    const int b_row_chunks = t_.tile_n / 8;
+    for (int p = 0; p < 4 * t_.tile_n / t_.threads(); ++p) {
+      llvm::Value* q = b_.CreateAdd(tid_, b_.getInt64(p * t_.threads()));
+      if (plan_.b.k_contiguous) {  // columns x 4 chunks of k
+        KContiguousChunk(stage, t_.a_bytes(), q, col0_, mm_.n, plan_.b, b_base_, k0);
+        continue;
+      }
+      // 32 k x tile_n / 8 chunks of columns.
+      llvm::Value* kr = b_.CreateUDiv(q, b_.getInt64(b_row_chunks));
+      llvm::Value* cc = b_.CreateURem(q, b_.getInt64(b_row_chunks));
+      llvm::Value* k = b_.CreateAdd(k0, kr);
+      llvm::Value* j = b_.CreateAdd(col0_, b_.CreateMul(cc, b_.getInt64(8)));
+      llvm::Value* inside = b_.CreateAnd(b_.CreateICmpULT(j, b_.getInt64(mm_.n)),
+                                         b_.CreateICmpULT(k, b_.getInt64(mm_.k)));
+      CopyChunk(stage, t_.a_bytes(), Swizzled(kr, cc, t_.tile_n * 2), b_base_,
+                b_.CreateAdd(b_.CreateMul(k, b_.getInt64(plan_.b.row_stride)), j), inside);
+    }
+  }
+
+  void Commit() { Call(llvm::Intrinsic::nvvm_cp_async_commit_group, {}); }
+  // Waits until at most `pending` groups of copies are in flight.
+  void Wait(int pending) {
+    Call(llvm::Intrinsic::nvvm_cp_async_wait_group, {b_.getInt32(pending)});
+  }
+
+  // Per lane, the offsets its ldmatrix rows start at in a stage, per k16
+  // step: an x4 load covers an m16 fragment of the left operand, or two n8
+  // fragments of the right one.
+  void PlanFragments() {
+    llvm::Value* lane7 = b_.CreateAnd(lane_, 7);
+    llvm::Value* half = b_.CreateLShr(lane_, 4);                   // 0 or 1
+    llvm::Value* odd8 = b_.CreateAnd(b_.CreateLShr(lane_, 3), 1);  // matrix & 1
+    for (int kk = 0; kk < 2; ++kk) {
+      for (int mi = 0; mi < frags_m(); ++mi) {
+        llvm::Value* r =
+            b_.CreateAdd(warp_row_, b_.CreateAdd(b_.CreateAnd(lane_, 15), b_.getInt64(mi * 16)));
+        a_frag_[kk][mi] = Swizzled(r, b_.CreateAdd(half, b_.getInt64(kk * 2)), 64);
+      }
+      for (int np = 0; np < frags_n() / 2; ++np) {
+        llvm::Value* first_col = b_.CreateAdd(warp_col_, b_.getInt64(np * 16));
+        if (plan_.b.k_contiguous) {
+          llvm::Value* n =
+              b_.CreateAdd(first_col, b_.CreateAdd(b_.CreateMul(half, b_.getInt64(8)), lane7));
+          b_frag_[kk][np] = Swizzled(n, b_.CreateAdd(odd8, b_.getInt64(kk * 2)), 64);
+        } else {
+          llvm::Value* kr = b_.CreateAdd(b_.getInt64(kk * 16),
+                                         b_.CreateAdd(b_.CreateMul(odd8, b_.getInt64(8)), lane7));
+          b_frag_[kk][np] =
+              Swizzled(kr, b_.CreateAdd(b_.CreateLShr(first_col, 3), half), t_.tile_n * 2);
+        }
+      }
+    }
+  }
+
+  // acc[mi][ni][e] plus the products of the stage at byte offset `stage`.
+  void Multiply(llvm::Value* stage, llvm::Value* acc[kMaxFrags][kMaxFrags][4]) {
+    llvm::Function* mma = llvm::Intrinsic::getDeclaration(
+        &module_, plan_.dtype == DType::kBF16 ? llvm::Intrinsic::nvvm_mma_m16n8k16_row_col_bf16
+                                              : llvm::Intrinsic::nvvm_mma_m16n8k16_row_col_f32_f32);
+    llvm::Value* b_stage = b_.CreateAdd(stage, b_.getInt64(t_.a_bytes()));
+    for (int kk = 0; kk < 2; ++kk) {
+      llvm::Value* a[kMaxFrags][4];
+      llvm::Value* bv[kMaxFrags][4];  // two n8 fragments an x4 load: b0, b1, b0', b1'
+      for (int mi = 0; mi < frags_m(); ++mi) {
+        Fragments(false, b_.CreateAdd(stage, a_frag_[kk][mi]), a[mi]);
+      }
+      for (int np = 0; np < frags_n() / 2; ++np) {
+        Fragments(!plan_.b.k_contiguous, b_.CreateAdd(b_stage, b_frag_[kk][np]), bv[np]);
+      }
+      for (int mi = 0; mi < frags_m(); ++mi) {
+        for (int ni = 0; ni < frags_n(); ++ni) {
+          llvm::Value* const* b = &bv[ni / 2][2 * (ni % 2)];
+          llvm::Value* d = b_.CreateCall(mma, {a[mi][0], a[mi][1], a[mi][2], a[mi][3], b[0], b[1],
+                                               acc[mi][ni][0], acc[mi][ni][1], acc[mi][ni][2],
+                                               acc[mi][ni][3]});
+          for (unsigned e = 0; e < 4; ++e) acc[mi][ni][e] = b_.CreateExtractValue(d, e);
+        }
+      }
+    }
+  }
+
+  // Row and column of accumulator e of fragment (mi, ni): row lane/4 (+8 for
+  // e >= 2), column 2 * (lane % 4) + e % 2.
+  llvm::Value* OutputRow(int mi, int e) {
+    llvm::Value* first = b_.CreateAdd(b_.CreateAdd(row0_, warp_row_), b_.CreateLShr(lane_, 2));
+    return b_.CreateAdd(first, b_.getInt64(mi * 16 + (e >= 2 ? 8 : 0)));
+  }
+  llvm::Value* OutputColumn(int ni, int e) {
+    llvm::Value* first = b_.CreateAdd(b_.CreateAdd(col0_, warp_col_),
+                                      b_.CreateMul(b_.CreateAnd(lane_, 3), b_.getInt64(2)));
+    return b_.CreateAdd(first, b_.getInt64(ni * 8 + (e & 1)));
+  }
+
+  int frags_m() const { return t_.warp_m() / 16; }
+  int frags_n() const { return t_.warp_n() / 8; }
+
+ private:
+  // Rows of 64 bytes: chunk ^ (row/2 % 4); longer rows: chunk ^ (row % 8).
+  llvm::Value* Swizzled(llvm::Value* row, llvm::Value* chunk, int row_bytes) {
+    llvm::Value* mix =
+        row_bytes == 64 ? b_.CreateAnd(b_.CreateLShr(row, 1), 3) : b_.CreateAnd(row, 7);
+    return b_.CreateAdd(b_.CreateMul(row, b_.getInt64(row_bytes)),
+                        b_.CreateMul(b_.CreateXor(chunk, mix), b_.getInt64(16)));
+  }
+
+  // Chunk q of a tile stored with k contiguous: row q/4 (counted from
+  // `first`, of `extent`), k chunk q%4.
+  void KContiguousChunk(llvm::Value* stage, int region, llvm::Value* q, llvm::Value* first,
+                        int64_t extent, const MmaOperand& op, llvm::Value* base, llvm::Value* k0) {
+    llvm::Value* r = b_.CreateLShr(q, 2);
+    llvm::Value* c = b_.CreateAnd(q, 3);
+    llvm::Value* outer = b_.CreateAdd(first, r);
+    llvm::Value* k = b_.CreateAdd(k0, b_.CreateMul(c, b_.getInt64(8)));
+    llvm::Value* inside = b_.CreateAnd(b_.CreateICmpULT(outer, b_.getInt64(extent)),
+                                       b_.CreateICmpULT(k, b_.getInt64(mm_.k)));
+    CopyChunk(stage, region, Swizzled(r, c, 64), base,
+              b_.CreateAdd(b_.CreateMul(outer, b_.getInt64(op.row_stride)), k), inside);
+  }
+
+  // One 16-byte copy; zero-filled where `inside` is false (the address
+  // stays the base).
+  void CopyChunk(llvm::Value* stage, int region, llvm::Value* offset, llvm::Value* base,
+                 llvm::Value* element, llvm::Value* inside) {
+    llvm::Value* stage_start = b_.CreateMul(stage, b_.getInt64(t_.stage_bytes()));
+    llvm::Value* dst = b_.CreateInBoundsGEP(
+        b_.getInt8Ty(), smem_,
+        b_.CreateAdd(b_.CreateAdd(stage_start, b_.getInt64(region)), offset));
+    llvm::Value* src =
+        b_.CreateGEP(b_.getInt16Ty(), base, b_.CreateSelect(inside, element, b_.getInt64(0)));
+    Call(llvm::Intrinsic::nvvm_cp_async_cg_shared_global_16_s,
+         {dst, src, b_.CreateSelect(inside, b_.getInt32(16), b_.getInt32(0))});
+  }
+
+  // Four 8x8 matrices from shared memory by ldmatrix, as mma operands.
+  void Fragments(bool transposed, llvm::Value* offset, llvm::Value* out[4]) {
+    llvm::Function* f = llvm::Intrinsic::getDeclaration(
+        &module_,
+        transposed ? llvm::Intrinsic::nvvm_ldmatrix_sync_aligned_m8n8_x4_trans_b16
+                   : llvm::Intrinsic::nvvm_ldmatrix_sync_aligned_m8n8_x4_b16,
+        {b_.getPtrTy(3)});
+    llvm::Value* regs = b_.CreateCall(f, {b_.CreateInBoundsGEP(b_.getInt8Ty(), smem_, offset)});
+    llvm::Type* half2 = llvm::FixedVectorType::get(b_.getHalfTy(), 2);
+    for (unsigned x = 0; x < 4; ++x) {
+      llvm::Value* reg = b_.CreateExtractValue(regs, x);
+      out[x] = plan_.dtype == DType::kBF16 ? reg : b_.CreateBitCast(reg, half2);
+    }
+  }
+
+  void Call(llvm::Intrinsic::ID id, llvm::ArrayRef<llvm::Value*> args) {
+    b_.CreateCall(llvm::Intrinsic::getDeclaration(&module_, id), args);
+  }
+
+  llvm::IRBuilder<>& b_;
+  llvm::Module& module_;
+  const MmaTiling& t_;
+  const MatmulPattern& mm_;
+  const MmaPlan& plan_;
+  llvm::Value *row0_ = nullptr, *col0_ = nullptr, *tid_ = nullptr, *lane_ = nullptr;
+  llvm::Value *warp_row_ = nullptr, *warp_col_ = nullptr;
+  llvm::Value *a_base_ = nullptr, *b_base_ = nullptr, *smem_ = nullptr;
+  llvm::Value* a_frag_[2][kMaxFrags] = {};
+  llvm::Value* b_frag_[2][kMaxFrags / 2] = {};
+};
+
 }  // namespace
 
 void NvptxKernel::EmitMmaMatmul(KernelLaunch& launch, const MmaPlan& plan) {
   const MatmulPattern mm = shape_->matmul;
   const MmaTiling tiling;
-  const int kTileM = tiling.tile_m, kTileN = tiling.tile_n, kStages = tiling.stages;
-  const int kThreads = tiling.threads(), kWarpM = tiling.warp_m(), kWarpN = tiling.warp_n();
-  const int kFragsM = kWarpM / 16, kFragsN = kWarpN / 8;
-  const int kStageBytes = tiling.stage_bytes(), kABytes = tiling.a_bytes();
-  const int64_t tiles_m = (mm.m + kTileM - 1) / kTileM;
-  const int64_t tiles_n = (mm.n + kTileN - 1) / kTileN;
-  launch.block = {kThreads, 1, 1};
-  launch.grid = {static_cast<uint32_t>(tiles_m * tiles_n), 1,
+  MmaTile tile(b_, module_, tiling, mm, plan);
+  const int64_t tiles = ((mm.m + tiling.tile_m - 1) / tiling.tile_m) *
+                        ((mm.n + tiling.tile_n - 1) / tiling.tile_n);
+  launch.block = {static_cast<uint32_t>(tiling.threads()), 1, 1};
+  launch.grid = {static_cast<uint32_t>(tiles), 1,
                  static_cast<uint32_t>(std::max<int64_t>(mm.batch, 1))};
-  Annotate(module_, fn_, "maxntidx", kThreads);
+  Annotate(module_, fn_, "maxntidx", tiling.threads());
   llvm::Type* f32 = b_.getFloatTy();
 
+  // The store reads an accumulator that holds the current output's sum.
   const int32_t out_acc = static_cast<int32_t>(kernel_->accumulators.size());
   kernel_->accumulators.push_back(mm.acc_dtype);
   kernel_->exprs[mm.row_load].kind = kernel::ExprKind::kAccRead;
@@ -61,8 +268,8 @@ void NvptxKernel::EmitMmaMatmul(KernelLaunch& launch, const MmaPlan& plan) {
   llvm::Type* acc_type = values_->ComputeType(mm.acc_dtype);
   values_->accs.push_back(b_.CreateAlloca(acc_type));
   llvm::Value* sums[kMaxFrags][kMaxFrags][4];
-  for (int mi = 0; mi < kFragsM; ++mi) {
-    for (int ni = 0; ni < kFragsN; ++ni) {
+  for (int mi = 0; mi < tile.frags_m(); ++mi) {
+    for (int ni = 0; ni < tile.frags_n(); ++ni) {
       for (llvm::Value*& s : sums[mi][ni]) {
         s = b_.CreateAlloca(f32);
         b_.CreateStore(llvm::ConstantFP::get(f32, 0.0), s);
@@ -70,28 +277,8 @@ void NvptxKernel::EmitMmaMatmul(KernelLaunch& launch, const MmaPlan& plan) {
     }
   }
   if (mm.batch == 0 || mm.m == 0 || mm.n == 0) return;
-  const int b_row_chunks = kTileN / 8;  // a right tile with its columns contiguous
-
-  // Which output tile: groups of kGroupRows tile rows, columns inner.
-  llvm::Value* pid = Special(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x);
-  const int64_t per_group = kGroupRows * tiles_n;
-  llvm::Value* first_m = b_.CreateMul(b_.CreateUDiv(pid, b_.getInt64(per_group)),
-                                      b_.getInt64(kGroupRows));
-  llvm::Value* group_m = b_.CreateSelect(
-      b_.CreateICmpULT(b_.CreateSub(b_.getInt64(tiles_m), first_m), b_.getInt64(kGroupRows)),
-      b_.CreateSub(b_.getInt64(tiles_m), first_m), b_.getInt64(kGroupRows));
-  llvm::Value* in_group = b_.CreateURem(pid, b_.getInt64(per_group));
-  llvm::Value* row0 = b_.CreateMul(b_.CreateAdd(first_m, b_.CreateURem(in_group, group_m)),
-                                   b_.getInt64(kTileM));
-  llvm::Value* col0 = b_.CreateMul(b_.CreateUDiv(in_group, group_m), b_.getInt64(kTileN));
-
-  llvm::Value* tid = Special(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x);
-  llvm::Value* lane = b_.CreateAnd(tid, 31);
-  llvm::Value* warp = b_.CreateLShr(tid, 5);
-  llvm::Value* warp_row = b_.CreateMul(b_.CreateURem(warp, b_.getInt64(tiling.warps_m)),
-                                       b_.getInt64(kWarpM));
-  llvm::Value* warp_col = b_.CreateMul(b_.CreateUDiv(warp, b_.getInt64(tiling.warps_m)),
-                                       b_.getInt64(kWarpN));
+  tile.Place(Special(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x),
+             Special(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x));
 
   LoopChain batch;
   batch.loops = mm.batch_loops;
@@ -113,181 +300,51 @@ void NvptxKernel::EmitMmaMatmul(KernelLaunch& launch, const MmaPlan& plan) {
     values_->ClearCache();
     return b_.CreateAddrSpaceCast(p, b_.getPtrTy(1));
   };
-  llvm::Value* a_base = base_of(plan.a);
-  llvm::Value* b_base = base_of(plan.b);
-
-  llvm::Type* i8 = b_.getInt8Ty();
-  llvm::Value* smem = SharedArray(i8, kStages * kStageBytes, "mma_tiles");
+  llvm::Value* smem =
+      SharedArray(b_.getInt8Ty(), tiling.stages * tiling.stage_bytes(), "mma_tiles");
   llvm::cast<llvm::GlobalVariable>(smem)->setAlignment(llvm::Align(128));
-  auto swizzled = [&](llvm::Value* row, llvm::Value* chunk, int row_bytes) {
-    // Rows of 64 bytes: chunk ^ (row/2 % 4); longer rows: chunk ^ (row % 8).
-    llvm::Value* mix =
-        row_bytes == 64 ? b_.CreateAnd(b_.CreateLShr(row, 1), 3) : b_.CreateAnd(row, 7);
-    return b_.CreateAdd(b_.CreateMul(row, b_.getInt64(row_bytes)),
-                        b_.CreateMul(b_.CreateXor(chunk, mix), b_.getInt64(16)));
-  };
-  llvm::Function* copy = llvm::Intrinsic::getDeclaration(
-      &module_, llvm::Intrinsic::nvvm_cp_async_cg_shared_global_16_s);
-  // One 16-byte chunk of an operand: (outer, chunk) of the stored matrix's
-  // rows; zero-filled where `inside` is false (the address stays the base).
-  auto copy_chunk = [&](llvm::Value* stage, int region, llvm::Value* smem_offset, llvm::Value* base,
-                        llvm::Value* element, llvm::Value* inside) {
-    llvm::Value* dst = b_.CreateInBoundsGEP(
-        i8, smem, b_.CreateAdd(b_.CreateAdd(b_.CreateMul(stage, b_.getInt64(kStageBytes)),
-                                            b_.getInt64(region * kABytes)),
-                               smem_offset));
-    llvm::Value* src = b_.CreateGEP(b_.getInt16Ty(), base,
-                                    b_.CreateSelect(inside, element, b_.getInt64(0)));
-    b_.CreateCall(copy, {dst, src, b_.CreateSelect(inside, b_.getInt32(16), b_.getInt32(0))});
-  };
-  auto load_tile = [&](llvm::Value* stage, llvm::Value* k0) {
-    // Left: tile_m rows x 4 chunks of k.
-    for (int p = 0; p < 4 * kTileM / kThreads; ++p) {
-      llvm::Value* q = b_.CreateAdd(tid, b_.getInt64(p * kThreads));
-      llvm::Value* r = b_.CreateLShr(q, 2);
-      llvm::Value* c = b_.CreateAnd(q, 3);
-      llvm::Value* i = b_.CreateAdd(row0, r);
-      llvm::Value* k = b_.CreateAdd(k0, b_.CreateMul(c, b_.getInt64(8)));
-      llvm::Value* in_a = b_.CreateAnd(b_.CreateICmpULT(i, b_.getInt64(mm.m)),
-                                       b_.CreateICmpULT(k, b_.getInt64(mm.k)));
-      copy_chunk(stage, 0, swizzled(r, c, 64), a_base,
-                 b_.CreateAdd(b_.CreateMul(i, b_.getInt64(plan.a.row_stride)), k), in_a);
-    }
-    for (int p = 0; p < 4 * kTileN / kThreads; ++p) {
-      llvm::Value* q = b_.CreateAdd(tid, b_.getInt64(p * kThreads));
-      if (plan.b.k_contiguous) {  // tile_n columns x 4 chunks of k
-        llvm::Value* r = b_.CreateLShr(q, 2);
-        llvm::Value* c = b_.CreateAnd(q, 3);
-        llvm::Value* j = b_.CreateAdd(col0, r);
-        llvm::Value* k = b_.CreateAdd(k0, b_.CreateMul(c, b_.getInt64(8)));
-        llvm::Value* in_b = b_.CreateAnd(b_.CreateICmpULT(j, b_.getInt64(mm.n)),
-                                         b_.CreateICmpULT(k, b_.getInt64(mm.k)));
-        copy_chunk(stage, 1, swizzled(r, c, 64), b_base,
-                   b_.CreateAdd(b_.CreateMul(j, b_.getInt64(plan.b.row_stride)), k), in_b);
-      } else {  // 32 k x tile_n / 8 chunks of columns
-        llvm::Value* kr = b_.CreateUDiv(q, b_.getInt64(b_row_chunks));
-        llvm::Value* cc = b_.CreateURem(q, b_.getInt64(b_row_chunks));
-        llvm::Value* kb = b_.CreateAdd(k0, kr);
-        llvm::Value* j = b_.CreateAdd(col0, b_.CreateMul(cc, b_.getInt64(8)));
-        llvm::Value* in_b = b_.CreateAnd(b_.CreateICmpULT(j, b_.getInt64(mm.n)),
-                                         b_.CreateICmpULT(kb, b_.getInt64(mm.k)));
-        copy_chunk(stage, 1, swizzled(kr, cc, kTileN * 2), b_base,
-                   b_.CreateAdd(b_.CreateMul(kb, b_.getInt64(plan.b.row_stride)), j), in_b);
-      }
-    }
-  };
-  auto commit = [&] {
-    b_.CreateCall(llvm::Intrinsic::getDeclaration(&module_, llvm::Intrinsic::nvvm_cp_async_commit_group));
-  };
+  tile.SetMemory(base_of(plan.a), base_of(plan.b), smem);
+  tile.PlanFragments();
 
-  // Per lane, the shared offsets its ldmatrix rows start at, per k16 step.
-  llvm::Value* a_frag[2][kMaxFrags];
-  llvm::Value* b_frag[2][kMaxFrags / 2];
-  llvm::Value* lane15 = b_.CreateAnd(lane, 15);
-  llvm::Value* lane7 = b_.CreateAnd(lane, 7);
-  llvm::Value* half = b_.CreateLShr(lane, 4);                  // 0 or 1
-  llvm::Value* odd8 = b_.CreateAnd(b_.CreateLShr(lane, 3), 1);  // matrix & 1
-  for (int kk = 0; kk < 2; ++kk) {
-    for (int mi = 0; mi < kFragsM; ++mi) {
-      llvm::Value* r = b_.CreateAdd(warp_row, b_.CreateAdd(lane15, b_.getInt64(mi * 16)));
-      a_frag[kk][mi] = swizzled(r, b_.CreateAdd(half, b_.getInt64(kk * 2)), 64);
-    }
-    for (int np = 0; np < kFragsN / 2; ++np) {
-      if (plan.b.k_contiguous) {
-        llvm::Value* n = b_.CreateAdd(b_.CreateAdd(warp_col, b_.getInt64(np * 16)),
-                                      b_.CreateAdd(b_.CreateMul(half, b_.getInt64(8)), lane7));
-        b_frag[kk][np] = swizzled(n, b_.CreateAdd(odd8, b_.getInt64(kk * 2)), 64);
-      } else {
-        llvm::Value* kr = b_.CreateAdd(b_.getInt64(kk * 16),
-                                       b_.CreateAdd(b_.CreateMul(odd8, b_.getInt64(8)), lane7));
-        llvm::Value* chunk = b_.CreateAdd(
-            b_.CreateLShr(b_.CreateAdd(warp_col, b_.getInt64(np * 16)), 3), half);
-        b_frag[kk][np] = swizzled(kr, chunk, kTileN * 2);
-      }
-    }
-  }
-  llvm::Type* smem_ptr = b_.getPtrTy(3);
-  llvm::Function* ldmatrix_a = llvm::Intrinsic::getDeclaration(
-      &module_, llvm::Intrinsic::nvvm_ldmatrix_sync_aligned_m8n8_x4_b16, {smem_ptr});
-  llvm::Function* ldmatrix_b = llvm::Intrinsic::getDeclaration(
-      &module_,
-      plan.b.k_contiguous ? llvm::Intrinsic::nvvm_ldmatrix_sync_aligned_m8n8_x4_b16
-                          : llvm::Intrinsic::nvvm_ldmatrix_sync_aligned_m8n8_x4_trans_b16,
-      {smem_ptr});
-  const bool bf16 = plan.dtype == DType::kBF16;
-  llvm::Function* mma = llvm::Intrinsic::getDeclaration(
-      &module_, bf16 ? llvm::Intrinsic::nvvm_mma_m16n8k16_row_col_bf16
-                     : llvm::Intrinsic::nvvm_mma_m16n8k16_row_col_f32_f32);
-  llvm::Type* half2 = llvm::FixedVectorType::get(b_.getHalfTy(), 2);
-  auto operand = [&](llvm::Value* reg) { return bf16 ? reg : b_.CreateBitCast(reg, half2); };
-  auto fragments = [&](llvm::Function* f, llvm::Value* offset, llvm::Value* out[4]) {
-    llvm::Value* regs = b_.CreateCall(f, {b_.CreateInBoundsGEP(i8, smem, offset)});
-    for (unsigned x = 0; x < 4; ++x) out[x] = operand(b_.CreateExtractValue(regs, x));
-  };
-
+  // The ring: stages - 1 tiles in flight before the first step; each step
+  // waits for its own, refills the stage every warp has just finished with,
+  // and multiplies.
+  const int stages = tiling.stages;
   const int64_t k_tiles = (mm.k + kTileK - 1) / kTileK;
-  for (int s = 0; s < kStages - 1; ++s) {
-    if (s < k_tiles) load_tile(b_.getInt64(s), b_.getInt64(s * kTileK));
-    commit();
+  for (int s = 0; s < stages - 1; ++s) {
+    if (s < k_tiles) tile.LoadStage(b_.getInt64(s), b_.getInt64(s * kTileK));
+    tile.Commit();
   }
   ForLoop(b_.getInt64(0), b_.getInt64(k_tiles), b_.getInt64(1), [&](llvm::Value* kt) {
-    b_.CreateCall(llvm::Intrinsic::getDeclaration(&module_, llvm::Intrinsic::nvvm_cp_async_wait_group),
-                  {b_.getInt32(kStages - 2)});
+    tile.Wait(stages - 2);
     Barrier();
-    // Refill the stage every warp has just finished with.
-    llvm::Value* ahead = b_.CreateAdd(kt, b_.getInt64(kStages - 1));
+    llvm::Value* ahead = b_.CreateAdd(kt, b_.getInt64(stages - 1));
     If(b_.CreateICmpSLT(ahead, b_.getInt64(k_tiles)), [&] {
-      load_tile(b_.CreateURem(ahead, b_.getInt64(kStages)), b_.CreateMul(ahead, b_.getInt64(kTileK)));
+      tile.LoadStage(b_.CreateURem(ahead, b_.getInt64(stages)),
+                     b_.CreateMul(ahead, b_.getInt64(kTileK)));
     });
-    commit();
-    llvm::Value* stage = b_.CreateMul(b_.CreateURem(kt, b_.getInt64(kStages)), b_.getInt64(kStageBytes));
+    tile.Commit();
     llvm::Value* acc[kMaxFrags][kMaxFrags][4];
-    for (int mi = 0; mi < kFragsM; ++mi) {
-      for (int ni = 0; ni < kFragsN; ++ni) {
+    for (int mi = 0; mi < tile.frags_m(); ++mi) {
+      for (int ni = 0; ni < tile.frags_n(); ++ni) {
         for (int e = 0; e < 4; ++e) acc[mi][ni][e] = b_.CreateLoad(f32, sums[mi][ni][e]);
       }
     }
-    for (int kk = 0; kk < 2; ++kk) {
-      llvm::Value* a[kMaxFrags][4];
-      llvm::Value* bv[kMaxFrags][2];
-      for (int mi = 0; mi < kFragsM; ++mi) fragments(ldmatrix_a, b_.CreateAdd(stage, a_frag[kk][mi]), a[mi]);
-      for (int np = 0; np < kFragsN / 2; ++np) {
-        llvm::Value* regs[4];
-        fragments(ldmatrix_b, b_.CreateAdd(b_.CreateAdd(stage, b_.getInt64(kABytes)), b_frag[kk][np]),
-                  regs);
-        bv[2 * np][0] = regs[0];
-        bv[2 * np][1] = regs[1];
-        bv[2 * np + 1][0] = regs[2];
-        bv[2 * np + 1][1] = regs[3];
-      }
-      for (int mi = 0; mi < kFragsM; ++mi) {
-        for (int ni = 0; ni < kFragsN; ++ni) {
-          llvm::Value* d = b_.CreateCall(
-              mma, {a[mi][0], a[mi][1], a[mi][2], a[mi][3], bv[ni][0], bv[ni][1], acc[mi][ni][0],
-                    acc[mi][ni][1], acc[mi][ni][2], acc[mi][ni][3]});
-          for (unsigned e = 0; e < 4; ++e) acc[mi][ni][e] = b_.CreateExtractValue(d, e);
-        }
-      }
-    }
-    for (int mi = 0; mi < kFragsM; ++mi) {
-      for (int ni = 0; ni < kFragsN; ++ni) {
+    llvm::Value* stage = b_.CreateURem(kt, b_.getInt64(stages));
+    tile.Multiply(b_.CreateMul(stage, b_.getInt64(tiling.stage_bytes())), acc);
+    for (int mi = 0; mi < tile.frags_m(); ++mi) {
+      for (int ni = 0; ni < tile.frags_n(); ++ni) {
         for (int e = 0; e < 4; ++e) b_.CreateStore(acc[mi][ni][e], sums[mi][ni][e]);
       }
     }
   });
-  b_.CreateCall(llvm::Intrinsic::getDeclaration(&module_, llvm::Intrinsic::nvvm_cp_async_wait_group),
-                {b_.getInt32(0)});
+  tile.Wait(0);
 
-  // Accumulator e of fragment (mi, ni): row lane/4 (+8 for e >= 2), column
-  // 2 * (lane % 4) + e % 2.
-  llvm::Value* frag_row = b_.CreateAdd(b_.CreateAdd(row0, warp_row), b_.CreateLShr(lane, 2));
-  llvm::Value* frag_col = b_.CreateAdd(b_.CreateAdd(col0, warp_col),
-                                       b_.CreateMul(b_.CreateAnd(lane, 3), b_.getInt64(2)));
-  for (int mi = 0; mi < kFragsM; ++mi) {
-    for (int ni = 0; ni < kFragsN; ++ni) {
+  for (int mi = 0; mi < tile.frags_m(); ++mi) {
+    for (int ni = 0; ni < tile.frags_n(); ++ni) {
       for (int e = 0; e < 4; ++e) {
-        llvm::Value* i = b_.CreateAdd(frag_row, b_.getInt64(mi * 16 + (e >= 2 ? 8 : 0)));
-        llvm::Value* j = b_.CreateAdd(frag_col, b_.getInt64(ni * 8 + (e & 1)));
+        llvm::Value* i = tile.OutputRow(mi, e);
+        llvm::Value* j = tile.OutputColumn(ni, e);
         llvm::Value* inside = b_.CreateAnd(b_.CreateICmpULT(i, b_.getInt64(mm.m)),
                                            b_.CreateICmpULT(j, b_.getInt64(mm.n)));
         If(inside, [&] {
