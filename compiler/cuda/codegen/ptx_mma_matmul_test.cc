@@ -2,6 +2,7 @@
 // without a GPU: which matmuls take it, their launch shape, the PTX
 // instructions, and that ptxas assembles it for sm_80 and sm_90.
 #include <array>
+#include <random>
 #include <string>
 
 #include "absl/strings/match.h"
@@ -74,6 +75,88 @@ TEST(MmaMatmulPlanTest, KeepsTheSimtTilesWhereChunksDoNotFit) {
     %c = matmul(%a, %b) : bf16[3,9,8]
     return %c
   })").has_value());
+}
+
+// A kernel IR index at the given loop variable values.
+int64_t EvalIndex(const kernel::Kernel& k, int32_t id, const std::vector<int64_t>& vars) {
+  const kernel::Expr& e = k.exprs[id];
+  switch (e.kind) {
+    case kernel::ExprKind::kConst: return e.int_value;
+    case kernel::ExprKind::kLoopVar: return vars[e.var];
+    case kernel::ExprKind::kIndex: {
+      const int64_t a = EvalIndex(k, e.a, vars), b = EvalIndex(k, e.b, vars);
+      switch (e.index_op) {
+        case kernel::IndexOp::kAdd: return a + b;
+        case kernel::IndexOp::kMul: return a * b;
+        case kernel::IndexOp::kDiv: return a / b;
+        case kernel::IndexOp::kMod: return a % b;
+      }
+      return 0;
+    }
+    default: ADD_FAILURE() << "not an index expression"; return 0;
+  }
+}
+
+// Property: on random batched, broadcast and transposed matmuls, every plan's
+// claims hold at random points of the kernel's own index expressions: the
+// index is base + i * stride + k (left), base + k * stride + j or
+// base + j * stride + k (right), with the base a whole number of chunks.
+TEST(MmaMatmulPlanTest, PlansAgreeWithTheIndicesAtRandomPoints) {
+  std::mt19937_64 rng(2811);
+  auto pick = [&](std::initializer_list<int64_t> v) { return *(v.begin() + rng() % v.size()); };
+  int planned = 0;
+  for (int round = 0; round < 60; ++round) {
+    const int64_t m = pick({1, 5, 16, 40}), k = pick({8, 12, 24, 64}), n = pick({8, 20, 24, 136});
+    const int64_t b0 = pick({1, 3}), a0 = pick({1, b0}), w0 = pick({1, b0});
+    const bool transposed = rng() % 2 == 0;
+    const std::string t = "bf16";
+    const std::string a_type = absl::StrCat(t, "[", a0, ",", m, ",", k, "]");
+    const std::string w_type = transposed ? absl::StrCat(t, "[", w0, ",", n, ",", k, "]")
+                                          : absl::StrCat(t, "[", w0, ",", k, ",", n, "]");
+    std::string text = absl::StrCat("graph @g(%a: ", a_type, ", %w: ", w_type, ") {\n");
+    std::string rhs = "%w";
+    if (transposed) {
+      absl::StrAppend(&text, " %t = transpose(%w) {perm=[0,2,1]} : ", t, "[", w0, ",", k, ",", n,
+                      "]\n");
+      rhs = "%t";
+    }
+    absl::StrAppend(&text, " %c = matmul(%a, ", rhs, ") : ", t, "[", std::max(a0, w0), ",", m, ",",
+                    n, "]\n return %c\n}");
+    SCOPED_TRACE(text);
+    absl::StatusOr<kernel::Program> program = LowerToKernelIr(text);
+    ASSERT_TRUE(program.ok()) << program.status();
+    absl::StatusOr<std::unique_ptr<NvptxPlan>> nvptx = PlanNvptx(*program);
+    ASSERT_TRUE(nvptx.ok()) << nvptx.status();
+    for (size_t ki = 0; ki < (*nvptx)->shapes.size(); ++ki) {
+      const KernelShape& shape = (*nvptx)->shapes[ki];
+      if (shape.form != KernelForm::kMatmul) continue;
+      const kernel::Kernel& kernel = (*nvptx)->program.kernels[ki];
+      const MatmulPattern& mm = shape.matmul;
+      std::optional<MmaPlan> plan = PlanMmaMatmul((*nvptx)->program, kernel, mm);
+      if (!plan) continue;
+      ++planned;
+      for (int point = 0; point < 20; ++point) {
+        std::vector<int64_t> vars(kernel.num_vars, 0);
+        for (const kernel::Stmt* l : mm.batch_loops) vars[l->var] = rng() % l->extent;
+        const int64_t i = mm.i_var >= 0 ? rng() % mm.m : 0, kk = rng() % mm.k, j = rng() % mm.n;
+        auto at = [&](int32_t index, int64_t iv, int64_t kv, int64_t jv) {
+          std::vector<int64_t> v = vars;
+          if (mm.i_var >= 0) v[mm.i_var] = iv;
+          v[mm.k_var] = kv;
+          v[mm.j_var] = jv;
+          return EvalIndex(kernel, index, v);
+        };
+        const int64_t a_base = at(plan->a.index, 0, 0, 0), b_base = at(plan->b.index, 0, 0, 0);
+        EXPECT_EQ(a_base % kMmaChunk, 0);
+        EXPECT_EQ(b_base % kMmaChunk, 0);
+        EXPECT_EQ(at(plan->a.index, i, kk, j), a_base + i * plan->a.row_stride + kk);
+        const int64_t b_expected = plan->b.k_contiguous ? b_base + j * plan->b.row_stride + kk
+                                                        : b_base + kk * plan->b.row_stride + j;
+        EXPECT_EQ(at(plan->b.index, i, kk, j), b_expected);
+      }
+    }
+  }
+  EXPECT_GT(planned, 10);  // the property is not vacuous
 }
 
 TEST(MmaMatmulPtxTest, Bf16AndF16MatmulsRunOnMmaSync) {
