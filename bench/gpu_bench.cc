@@ -63,6 +63,7 @@ struct Case {
   std::string text;
   double flops = 0;  // matmul only
   bool fast_math = false;
+  bool tf32 = false;
 };
 
 std::string Elementwise(const std::string& t, int64_t rows, int64_t cols) {
@@ -155,6 +156,7 @@ std::vector<Case> KernelCases(bool quick) {
   }
   cases.push_back({"matmul", "f16", Matmul("f16", mm, mm, mm), 2.0 * mm * mm * mm});
   cases.push_back({"matmul fast_math", "f32", Matmul("f32", mm, mm, mm), 2.0 * mm * mm * mm, true});
+  cases.push_back({"matmul tf32", "f32", Matmul("f32", mm, mm, mm), 2.0 * mm * mm * mm, false, true});
   // Few long rows: two passes (compiler/cuda/planning/split_rows.h).
   const std::string n = quick ? "16777216" : "67108864";
   const std::string few_rows = quick ? "64,262144" : "64,1048576";
@@ -205,6 +207,7 @@ absl::StatusOr<Executable> CompileCase(const Case& c, const Graph& graph) {
   CompileOptions options;
   options.device = "cuda";
   options.fast_math = c.fast_math;
+  options.tf32 = c.tf32;
   return Compile(graph, options);
 }
 

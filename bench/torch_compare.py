@@ -96,6 +96,7 @@ def cases(quick):
         out.append(("layer_norm", name, layer_norm, [(rows * 4, 768), (768,), (768,)], dtype, 0))
         out.append(("matmul", name, matmul, [(mm, mm), (mm, mm)], dtype, 2.0 * mm ** 3))
     out.append(("matmul", "f16", matmul, [(mm, mm), (mm, mm)], torch.float16, 2.0 * mm ** 3))
+    out.append(("matmul tf32", "f32", matmul, [(mm, mm), (mm, mm)], torch.float32, 2.0 * mm ** 3))
     # Few long rows (two passes in reprokit, compiler/cuda/planning/split_rows.h).
     n = 1 << (24 if quick else 26)
     few_rows = (64, 1 << (18 if quick else 20))
@@ -223,6 +224,8 @@ def main():
     print(header)
     results = []
     for name, dtype_name, fn, shapes, dtype, flops in cases(args.quick):
+        # TF32 only where the case asks for it (torch's default is off).
+        torch.backends.cuda.matmul.allow_tf32 = name.endswith("tf32")
         inputs = random_inputs(shapes, dtype)
         nbytes = sum(t.numel() * t.element_size() for t in inputs)
         out = fn(*inputs)

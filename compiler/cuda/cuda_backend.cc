@@ -113,6 +113,7 @@ class Cuda final : public Backend {
     GpuOptions gpu_options{options.cuda_arch, options.fast_math, options.low_precision,
                            options.opt_level};
     gpu_options.tensor_cores = options.tensor_cores;
+    gpu_options.tf32 = options.tf32;
     // Dumps show the whole program as one module; otherwise modules are kept
     // on disk for every later compile and process (ptx_compiler.h).
     if (options.dump_dir.empty()) gpu_options.disk_cache = DiskKernelCache::Global();

@@ -29,6 +29,8 @@ struct CodegenOptions {
   // NVPTX sm_80 and newer: f16/bf16 matmuls on mma.sync
   // (compiler/cuda/planning/mma_matmul.h).
   bool tensor_cores = false;
+  // With tensor_cores: f32 matmuls too, in TF32.
+  bool tf32 = false;
 };
 
 }  // namespace rk::compiler::llvm_ir

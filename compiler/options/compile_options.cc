@@ -194,6 +194,7 @@ const std::vector<OptionField>& Fields() {
       BoolField("checked", &CompileOptions::checked),
       {"cuda_arch", SetCudaArch, [](const CompileOptions& o) { return o.cuda_arch; }},
       BoolField("tensor_cores", &CompileOptions::tensor_cores),
+      BoolField("tf32", &CompileOptions::tf32),
       {"backend", SetBackend, [](const CompileOptions& o) { return o.backend; }},
       {"backend_options", SetBackendOptions,
        [](const CompileOptions& o) { return absl::StrJoin(o.backend_options, ","); }},

@@ -13,7 +13,9 @@
 // `<op-or-pass>:<kind>`, testing only, see docs/FAULTS.md), dump_dir,
 // checked (verify the graph around every pass), cuda_arch (e.g. sm_90),
 // tensor_cores (cuda, sm_80+: f16/bf16 matmuls on mma.sync; false keeps
-// them on the SIMT tiles),
+// them on the SIMT tiles), tf32 (cuda, sm_80+, with tensor_cores: f32
+// matmuls on mma.sync in TF32, inputs rounded to 10-bit mantissas; off by
+// default, as it is far less exact than f32),
 // backend (an external compiler judged in place of this one: a name or an
 // absolute path, see docs/BACKENDS.md; "" = this compiler) and backend_options
 // (list of `KEY:VALUE`, the options the external backend declared).
@@ -49,6 +51,7 @@ struct CompileOptions {
   bool checked = false;
   std::string cuda_arch = "sm_90";
   bool tensor_cores = true;
+  bool tf32 = false;
   // An external backend (docs/BACKENDS.md) and its options; the built-in
   // compiler refuses options that name one.
   std::string backend;

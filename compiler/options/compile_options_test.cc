@@ -43,12 +43,13 @@ TEST(CompileOptionsTest, RoundTripsEveryKey) {
   options.checked = true;
   options.cuda_arch = "sm_80";
   options.tensor_cores = false;
+  options.tf32 = true;
   const std::string text = options.ToString();
   EXPECT_EQ(text,
             "device=cuda opt_level=1 disable_passes=cse,dce max_pass_applications=0 "
             "fast_math=true low_precision=true reduce_order=tree vector_width=8 threads=4 "
             "faults=relu:accuracy,cse:crash dump_dir=/tmp/dump checked=true cuda_arch=sm_80 "
-            "tensor_cores=false");
+            "tensor_cores=false tf32=true");
   absl::StatusOr<CompileOptions> parsed = CompileOptions::Parse(text);
   ASSERT_TRUE(parsed.ok()) << parsed.status();
   EXPECT_EQ(parsed->disable_passes, options.disable_passes);
@@ -76,12 +77,13 @@ TEST(CompileOptionsTest, ReduceOrderParsesPrintsAndRejectsUnknownOrders) {
 
 TEST(CompileOptionsTest, ItemsListsEveryKeyInOrder) {
   std::vector<std::pair<std::string, std::string>> items = CompileOptions().Items();
-  ASSERT_EQ(items.size(), 16u);
+  ASSERT_EQ(items.size(), 17u);
   EXPECT_EQ(items.front(), (std::pair<std::string, std::string>("device", "cpu")));
   EXPECT_EQ(items[3], (std::pair<std::string, std::string>("max_pass_applications", "-1")));
   EXPECT_EQ(items[12], (std::pair<std::string, std::string>("cuda_arch", "sm_90")));
   EXPECT_EQ(items[13], (std::pair<std::string, std::string>("tensor_cores", "true")));
-  EXPECT_EQ(items[14], (std::pair<std::string, std::string>("backend", "")));
+  EXPECT_EQ(items[14], (std::pair<std::string, std::string>("tf32", "false")));
+  EXPECT_EQ(items[15], (std::pair<std::string, std::string>("backend", "")));
   EXPECT_EQ(items.back(), (std::pair<std::string, std::string>("backend_options", "")));
 }
 

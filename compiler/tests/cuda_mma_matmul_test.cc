@@ -2,8 +2,8 @@
 // mma_matmul.h) judged against the reference with gpu_accuracy.h's error
 // budget: ragged edges in every dimension, k not a multiple of the k tile,
 // batched and broadcast operands, a linear layer's transposed weight with a
-// fused epilogue, a single row, long k; and a planted fault in the matmul's
-// result still shows. Skips where there is no GPU.
+// fused epilogue, a single row, long k; TF32 for f32 when asked for; and a
+// planted fault in the matmul's result still shows. Skips where there is no GPU.
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -49,6 +49,30 @@ TEST(CudaMmaMatmulTest, TheSimtFormStaysAvailable) {
   CompileOptions fast = Cuda();
   fast.fast_math = true;  // f32 accumulators in the kernel IR too
   Check(Matmul("bf16", "130,264", "264,72", "130,72"), Tolerance("bf16"), fast);
+}
+
+// TF32 is on when asked for (the results miss f32's budget) and correct to
+// TF32's precision: they meet bf16's budget (TF32 keeps 10 mantissa bits,
+// bf16 7; f16's 2e-3 is too tight for k = 1024: its first GPU run saw rmse
+// 2.7e-3 against fp64 on values up to 41), in both layouts of the right
+// operand.
+TEST(CudaMmaMatmulTest, Tf32IsVisiblyTf32AndRightToItsPrecision) {
+  REQUIRE_GPU();
+  CompileOptions tf32 = Cuda();
+  tf32.tf32 = true;
+  const std::string plain = Matmul("f32", "130,1024", "1024,72", "130,72");
+  const std::string linear = R"(graph @g(%x: f32[96,512], %w: f32[80,512]) {
+    %t = transpose(%w) {perm=[1,0]} : f32[512,80]
+    %h = matmul(%x, %t) : f32[96,80]
+    return %h
+  })";
+  for (const std::string& text : {plain, linear}) {
+    SCOPED_TRACE(text);
+    absl::StatusOr<std::string> strict = cuda::CompareWithErrorBudget(text, tf32, 1e-5);
+    ASSERT_TRUE(strict.ok()) << strict.status();
+    EXPECT_NE(*strict, "");
+    Check(text, Tolerance("bf16"), tf32);
+  }
 }
 
 TEST(CudaMmaMatmulTest, AFaultInTheResultStillShows) {

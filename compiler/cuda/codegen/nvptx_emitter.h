@@ -41,6 +41,8 @@ struct GpuOptions {
   // sm_80 and newer: f16/bf16 matmuls on the tensor cores where the kernel
   // allows (planning/mma_matmul.h).
   bool tensor_cores = true;
+  // With tensor_cores: f32 matmuls too, in TF32 (mma_matmul.h).
+  bool tf32 = false;
 };
 
 // How the runtime launches one kernel.

@@ -30,7 +30,8 @@ int64_t PerThreadOffset(int per_thread, int p) {
 
 void NvptxKernel::EmitMatmul(KernelLaunch& launch) {
   if (options_.tensor_cores) {
-    if (std::optional<MmaPlan> plan = PlanMmaMatmul(program_, *kernel_, shape_->matmul)) {
+    if (std::optional<MmaPlan> plan =
+            PlanMmaMatmul(program_, *kernel_, shape_->matmul, options_.tf32)) {
       EmitMmaMatmul(launch, *plan);
       return;
     }

@@ -1,7 +1,8 @@
 // The tensor-core matmul form (nvptx_kernel.h, planning/mma_matmul.h): a
 // block of 4 warps computes a 128x128 output tile, each warp 64x64 of it as
-// 4x8 `mma.sync.m16n8k16` tiles with f32 accumulators in registers.
-// Operand tiles of 32 k go global -> shared with `cp.async` (16 bytes a
+// 4x8 `mma.sync.m16n8k16` tiles (m16n8k8 in TF32 for f32 operands) with f32
+// accumulators in registers. Operand tiles 64 bytes deep (32 k, or 16 of
+// f32) go global -> shared with `cp.async` (16 bytes a
 // copy, zero-filled outside the matrix) through a ring of 3 stages, so two
 // tiles are in flight while the warps work on the third; fragments come out
 // of shared memory with `ldmatrix` (`.trans` for a right operand stored
@@ -18,7 +19,7 @@
 namespace rk::compiler::cuda {
 
 namespace {
-constexpr int kTileK = 32;
+constexpr int kTileKBytes = 64;  // a tile's depth: 32 k of f16/bf16, 16 of f32
 constexpr int kGroupRows = 8;  // tile rows a group of blocks walks
 constexpr int kMaxFrags = 8;   // m16 or n8 tiles a warp, at most
 
@@ -33,8 +34,8 @@ struct MmaTiling {
   int threads() const { return 32 * warps_m * warps_n; }
   int warp_m() const { return tile_m / warps_m; }
   int warp_n() const { return tile_n / warps_n; }
-  int a_bytes() const { return tile_m * kTileK * 2; }
-  int b_bytes() const { return tile_n * kTileK * 2; }
+  int a_bytes() const { return tile_m * kTileKBytes; }
+  int b_bytes() const { return tile_n * kTileKBytes; }
   int stage_bytes() const { return a_bytes() + b_bytes(); }
 };
 // The IR of one block's tile that needs nothing of the kernel's own
@@ -44,7 +45,16 @@ class MmaTile {
  public:
   MmaTile(llvm::IRBuilder<>& b, llvm::Module& module, const MmaTiling& tiling,
           const MatmulPattern& mm, const MmaPlan& plan)
-      : b_(b), module_(module), t_(tiling), mm_(mm), plan_(plan) {}
+      : b_(b),
+        module_(module),
+        t_(tiling),
+        mm_(mm),
+        plan_(plan),
+        elem_bytes_(plan.dtype == DType::kF32 ? 4 : 2),
+        chunk_elems_(kMmaChunkBytes / elem_bytes_) {}
+
+  // Elements of k a tile holds.
+  int k_tile() const { return kTileKBytes / elem_bytes_; }
 
   // The tile's first row and column from the block index: groups of
   // kGroupRows tile rows, columns inner.
@@ -82,21 +92,22 @@ class MmaTile {
       llvm::Value* q = b_.CreateAdd(tid_, b_.getInt64(p * t_.threads()));
       KContiguousChunk(stage, 0, q, row0_, mm_.m, plan_.a, a_base_, k0);
     }
-    const int b_row_chunks = t_.tile_n / 8;
-    for (int p = 0; p < 4 * t_.tile_n / t_.threads(); ++p) {
+    const int b_row_bytes = t_.tile_n * elem_bytes_;
+    const int b_row_chunks = b_row_bytes / kMmaChunkBytes;
+    for (int p = 0; p < 4 * t_.tile_n / t_.threads(); ++p) {  // either layout: 4 * tile_n chunks
       llvm::Value* q = b_.CreateAdd(tid_, b_.getInt64(p * t_.threads()));
       if (plan_.b.k_contiguous) {  // columns x 4 chunks of k
         KContiguousChunk(stage, t_.a_bytes(), q, col0_, mm_.n, plan_.b, b_base_, k0);
         continue;
       }
-      // 32 k x tile_n / 8 chunks of columns.
+      // k_tile rows of k, each of tile_n columns in chunks.
       llvm::Value* kr = b_.CreateUDiv(q, b_.getInt64(b_row_chunks));
       llvm::Value* cc = b_.CreateURem(q, b_.getInt64(b_row_chunks));
       llvm::Value* k = b_.CreateAdd(k0, kr);
-      llvm::Value* j = b_.CreateAdd(col0_, b_.CreateMul(cc, b_.getInt64(8)));
+      llvm::Value* j = b_.CreateAdd(col0_, b_.CreateMul(cc, b_.getInt64(chunk_elems_)));
       llvm::Value* inside = b_.CreateAnd(b_.CreateICmpULT(j, b_.getInt64(mm_.n)),
                                          b_.CreateICmpULT(k, b_.getInt64(mm_.k)));
-      CopyChunk(stage, t_.a_bytes(), Swizzled(kr, cc, t_.tile_n * 2), b_base_,
+      CopyChunk(stage, t_.a_bytes(), Swizzled(kr, cc, b_row_bytes), b_base_,
                 b_.CreateAdd(b_.CreateMul(k, b_.getInt64(plan_.b.row_stride)), j), inside);
     }
   }
@@ -107,9 +118,12 @@ class MmaTile {
     Call(llvm::Intrinsic::nvvm_cp_async_wait_group, {b_.getInt32(pending)});
   }
 
-  // Per lane, the offsets its ldmatrix rows start at in a stage, per k16
-  // step: an x4 load covers an m16 fragment of the left operand, or two n8
-  // fragments of the right one.
+  // Per lane, the offsets its ldmatrix rows start at in a stage, per k step
+  // (32 bytes of k: 16 f16/bf16 or 8 f32): an x4 load covers an m16
+  // fragment of the left operand, or two n8 fragments of the right one
+  // (their 32-bit halves for f32, whose m16n8k8 fragments hold one element a
+  // register); an f32 right operand with its columns contiguous is read a
+  // word at a time instead (ldmatrix transposes 16-bit elements only).
   void PlanFragments() {
     llvm::Value* lane7 = b_.CreateAnd(lane_, 7);
     llvm::Value* half = b_.CreateLShr(lane_, 4);                   // 0 or 1
@@ -126,11 +140,23 @@ class MmaTile {
           llvm::Value* n =
               b_.CreateAdd(first_col, b_.CreateAdd(b_.CreateMul(half, b_.getInt64(8)), lane7));
           b_frag_[kk][np] = Swizzled(n, b_.CreateAdd(odd8, b_.getInt64(kk * 2)), 64);
-        } else {
+        } else if (elem_bytes_ == 2) {
           llvm::Value* kr = b_.CreateAdd(b_.getInt64(kk * 16),
                                          b_.CreateAdd(b_.CreateMul(odd8, b_.getInt64(8)), lane7));
           b_frag_[kk][np] =
               Swizzled(kr, b_.CreateAdd(b_.CreateLShr(first_col, 3), half), t_.tile_n * 2);
+        }
+      }
+      if (plan_.b.k_contiguous || elem_bytes_ == 2) continue;
+      // m16n8k8 tf32: b0 = B[k = lane % 4][n = lane / 4], b1 four k further.
+      for (int ni = 0; ni < frags_n(); ++ni) {
+        llvm::Value* n = b_.CreateAdd(b_.CreateAdd(warp_col_, b_.getInt64(ni * 8)),
+                                      b_.CreateLShr(lane_, 2));
+        for (int h = 0; h < 2; ++h) {
+          llvm::Value* kr = b_.CreateAdd(b_.CreateAnd(lane_, 3), b_.getInt64(kk * 8 + h * 4));
+          b_word_[kk][ni][h] =
+              b_.CreateAdd(Swizzled(kr, b_.CreateLShr(n, 2), t_.tile_n * 4),
+                           b_.CreateMul(b_.CreateAnd(n, 3), b_.getInt64(4)));
         }
       }
     }
@@ -138,9 +164,10 @@ class MmaTile {
 
   // acc[mi][ni][e] plus the products of the stage at byte offset `stage`.
   void Multiply(llvm::Value* stage, llvm::Value* acc[kMaxFrags][kMaxFrags][4]) {
-    llvm::Function* mma = llvm::Intrinsic::getDeclaration(
-        &module_, plan_.dtype == DType::kBF16 ? llvm::Intrinsic::nvvm_mma_m16n8k16_row_col_bf16
-                                              : llvm::Intrinsic::nvvm_mma_m16n8k16_row_col_f32_f32);
+    llvm::Intrinsic::ID id = llvm::Intrinsic::nvvm_mma_m16n8k8_row_col_tf32;
+    if (plan_.dtype == DType::kBF16) id = llvm::Intrinsic::nvvm_mma_m16n8k16_row_col_bf16;
+    if (plan_.dtype == DType::kF16) id = llvm::Intrinsic::nvvm_mma_m16n8k16_row_col_f32_f32;
+    llvm::Function* mma = llvm::Intrinsic::getDeclaration(&module_, id);
     llvm::Value* b_stage = b_.CreateAdd(stage, b_.getInt64(t_.a_bytes()));
     for (int kk = 0; kk < 2; ++kk) {
       llvm::Value* a[kMaxFrags][4];
@@ -149,7 +176,15 @@ class MmaTile {
         Fragments(false, b_.CreateAdd(stage, a_frag_[kk][mi]), a[mi]);
       }
       for (int np = 0; np < frags_n() / 2; ++np) {
-        Fragments(!plan_.b.k_contiguous, b_.CreateAdd(b_stage, b_frag_[kk][np]), bv[np]);
+        if (plan_.b.k_contiguous || elem_bytes_ == 2) {
+          Fragments(!plan_.b.k_contiguous, b_.CreateAdd(b_stage, b_frag_[kk][np]), bv[np]);
+          continue;
+        }
+        for (int x = 0; x < 4; ++x) {
+          llvm::Value* at = b_.CreateAdd(b_stage, b_word_[kk][2 * np + x / 2][x % 2]);
+          bv[np][x] = Tf32(b_.CreateLoad(b_.getInt32Ty(),
+                                         b_.CreateInBoundsGEP(b_.getInt8Ty(), smem_, at)));
+        }
       }
       for (int mi = 0; mi < frags_m(); ++mi) {
         for (int ni = 0; ni < frags_n(); ++ni) {
@@ -194,7 +229,7 @@ class MmaTile {
     llvm::Value* r = b_.CreateLShr(q, 2);
     llvm::Value* c = b_.CreateAnd(q, 3);
     llvm::Value* outer = b_.CreateAdd(first, r);
-    llvm::Value* k = b_.CreateAdd(k0, b_.CreateMul(c, b_.getInt64(8)));
+    llvm::Value* k = b_.CreateAdd(k0, b_.CreateMul(c, b_.getInt64(chunk_elems_)));
     llvm::Value* inside = b_.CreateAnd(b_.CreateICmpULT(outer, b_.getInt64(extent)),
                                        b_.CreateICmpULT(k, b_.getInt64(mm_.k)));
     CopyChunk(stage, region, Swizzled(r, c, 64), base,
@@ -210,7 +245,8 @@ class MmaTile {
         b_.getInt8Ty(), smem_,
         b_.CreateAdd(b_.CreateAdd(stage_start, b_.getInt64(region)), offset));
     llvm::Value* src =
-        b_.CreateGEP(b_.getInt16Ty(), base, b_.CreateSelect(inside, element, b_.getInt64(0)));
+        b_.CreateGEP(b_.getIntNTy(8 * elem_bytes_), base,
+                     b_.CreateSelect(inside, element, b_.getInt64(0)));
     Call(llvm::Intrinsic::nvvm_cp_async_cg_shared_global_16_s,
          {dst, src, b_.CreateSelect(inside, b_.getInt32(16), b_.getInt32(0))});
   }
@@ -226,8 +262,16 @@ class MmaTile {
     llvm::Type* half2 = llvm::FixedVectorType::get(b_.getHalfTy(), 2);
     for (unsigned x = 0; x < 4; ++x) {
       llvm::Value* reg = b_.CreateExtractValue(regs, x);
-      out[x] = plan_.dtype == DType::kBF16 ? reg : b_.CreateBitCast(reg, half2);
+      if (plan_.dtype == DType::kF16) reg = b_.CreateBitCast(reg, half2);
+      if (plan_.dtype == DType::kF32) reg = Tf32(reg);
+      out[x] = reg;
     }
+  }
+
+  // The bits of an f32 rounded to TF32 (to nearest, ties away from zero).
+  llvm::Value* Tf32(llvm::Value* bits) {
+    return b_.CreateCall(llvm::Intrinsic::getDeclaration(&module_, llvm::Intrinsic::nvvm_f2tf32_rna),
+                         {b_.CreateBitCast(bits, b_.getFloatTy())});
   }
 
   void Call(llvm::Intrinsic::ID id, llvm::ArrayRef<llvm::Value*> args) {
@@ -239,11 +283,14 @@ class MmaTile {
   const MmaTiling& t_;
   const MatmulPattern& mm_;
   const MmaPlan& plan_;
+  const int elem_bytes_;   // 2, or 4 for f32 (TF32)
+  const int chunk_elems_;  // elements a 16-byte chunk holds
   llvm::Value *row0_ = nullptr, *col0_ = nullptr, *tid_ = nullptr, *lane_ = nullptr;
   llvm::Value *warp_row_ = nullptr, *warp_col_ = nullptr;
   llvm::Value *a_base_ = nullptr, *b_base_ = nullptr, *smem_ = nullptr;
   llvm::Value* a_frag_[2][kMaxFrags] = {};
   llvm::Value* b_frag_[2][kMaxFrags / 2] = {};
+  llvm::Value* b_word_[2][kMaxFrags][2] = {};  // f32 right operands with columns contiguous
 };
 
 }  // namespace
@@ -310,9 +357,9 @@ void NvptxKernel::EmitMmaMatmul(KernelLaunch& launch, const MmaPlan& plan) {
   // waits for its own, refills the stage every warp has just finished with,
   // and multiplies.
   const int stages = tiling.stages;
-  const int64_t k_tiles = (mm.k + kTileK - 1) / kTileK;
+  const int64_t k_tiles = (mm.k + tile.k_tile() - 1) / tile.k_tile();
   for (int s = 0; s < stages - 1; ++s) {
-    if (s < k_tiles) tile.LoadStage(b_.getInt64(s), b_.getInt64(s * kTileK));
+    if (s < k_tiles) tile.LoadStage(b_.getInt64(s), b_.getInt64(s * tile.k_tile()));
     tile.Commit();
   }
   ForLoop(b_.getInt64(0), b_.getInt64(k_tiles), b_.getInt64(1), [&](llvm::Value* kt) {
@@ -321,7 +368,7 @@ void NvptxKernel::EmitMmaMatmul(KernelLaunch& launch, const MmaPlan& plan) {
     llvm::Value* ahead = b_.CreateAdd(kt, b_.getInt64(stages - 1));
     If(b_.CreateICmpSLT(ahead, b_.getInt64(k_tiles)), [&] {
       tile.LoadStage(b_.CreateURem(ahead, b_.getInt64(stages)),
-                     b_.CreateMul(ahead, b_.getInt64(kTileK)));
+                     b_.CreateMul(ahead, b_.getInt64(tile.k_tile())));
     });
     tile.Commit();
     llvm::Value* acc[kMaxFrags][kMaxFrags][4];

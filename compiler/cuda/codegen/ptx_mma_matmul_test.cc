@@ -30,15 +30,16 @@ constexpr char kLinear[] = R"(graph @g(%x: bf16[4,96,64], %w: bf16[80,64], %r: f
 })";
 
 // The plan of the program's only matmul kernel, as the backend sees it.
-std::optional<MmaPlan> PlanOf(const std::string& text) {
-  absl::StatusOr<kernel::Program> program = LowerToKernelIr(text);
+std::optional<MmaPlan> PlanOf(const std::string& text, const CompileOptions& options = {}) {
+  absl::StatusOr<kernel::Program> program = LowerToKernelIr(text, options);
   EXPECT_TRUE(program.ok()) << program.status();
   if (!program.ok()) return std::nullopt;
   absl::StatusOr<std::unique_ptr<NvptxPlan>> plan = PlanNvptx(*program);
   EXPECT_TRUE(plan.ok()) << plan.status();
   for (size_t k = 0; plan.ok() && k < (*plan)->shapes.size(); ++k) {
     if ((*plan)->shapes[k].form != KernelForm::kMatmul) continue;
-    return PlanMmaMatmul((*plan)->program, (*plan)->program.kernels[k], (*plan)->shapes[k].matmul);
+    return PlanMmaMatmul((*plan)->program, (*plan)->program.kernels[k], (*plan)->shapes[k].matmul,
+                         options.tf32);
   }
   ADD_FAILURE() << "no matmul kernel";
   return std::nullopt;
@@ -58,6 +59,19 @@ TEST(MmaMatmulPlanTest, ReadsStridesAndLayoutsFromTheIndices) {
   std::optional<MmaPlan> half = PlanOf(Matmul("f16", 8, 16, 8));
   ASSERT_TRUE(half.has_value());
   EXPECT_EQ(half->dtype, DType::kF16);
+}
+
+TEST(MmaMatmulPlanTest, F32TakesTf32OnlyWhenAskedFor) {
+  CompileOptions tf32;
+  tf32.tf32 = true;
+  EXPECT_FALSE(PlanOf(Matmul("f32", 64, 20, 64)).has_value());
+  std::optional<MmaPlan> plan = PlanOf(Matmul("f32", 64, 20, 64), tf32);  // chunks of 4
+  ASSERT_TRUE(plan.has_value());
+  EXPECT_EQ(plan->dtype, DType::kF32);
+  EXPECT_EQ(plan->a.row_stride, 20);
+  EXPECT_FALSE(PlanOf(Matmul("f32", 64, 18, 64), tf32).has_value());
+  tf32.fast_math = true;  // f32 accumulators: the operands are the loads themselves
+  EXPECT_TRUE(PlanOf(Matmul("f32", 64, 20, 64), tf32).has_value());
 }
 
 TEST(MmaMatmulPlanTest, KeepsTheSimtTilesWhereChunksDoNotFit) {
@@ -147,8 +161,8 @@ TEST(MmaMatmulPlanTest, PlansAgreeWithTheIndicesAtRandomPoints) {
           return EvalIndex(kernel, index, v);
         };
         const int64_t a_base = at(plan->a.index, 0, 0, 0), b_base = at(plan->b.index, 0, 0, 0);
-        EXPECT_EQ(a_base % kMmaChunk, 0);
-        EXPECT_EQ(b_base % kMmaChunk, 0);
+        EXPECT_EQ(a_base % MmaChunkElements(plan->dtype), 0);
+        EXPECT_EQ(b_base % MmaChunkElements(plan->dtype), 0);
         EXPECT_EQ(at(plan->a.index, i, kk, j), a_base + i * plan->a.row_stride + kk);
         const int64_t b_expected = plan->b.k_contiguous ? b_base + j * plan->b.row_stride + kk
                                                         : b_base + kk * plan->b.row_stride + j;
@@ -176,6 +190,32 @@ TEST(MmaMatmulPtxTest, Bf16AndF16MatmulsRunOnMmaSync) {
   const std::string linear = Ptx(kLinear).ptx;
   EXPECT_TRUE(absl::StrContains(linear, "mma.sync.aligned"));
   EXPECT_FALSE(absl::StrContains(linear, ".trans")) << linear;
+}
+
+TEST(MmaMatmulPtxTest, Tf32RoundsTheOperandsForM16n8k8) {
+  CompileOptions tf32;
+  tf32.tf32 = true;
+  for (const std::string& text : {Matmul("f32", 256, 128, 192), std::string(R"(graph @g(%x: f32[96,64], %w: f32[80,64]) {
+    %t = transpose(%w) {perm=[1,0]} : f32[64,80]
+    %h = matmul(%x, %t) : f32[96,80]
+    return %h
+  })")}) {
+    SCOPED_TRACE(text);
+    const std::string ptx = Ptx(text, tf32).ptx;
+    EXPECT_TRUE(absl::StrContains(ptx, "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32")) << ptx;
+    EXPECT_TRUE(absl::StrContains(ptx, "cvt.rna.tf32.f32"));
+    for (const char* arch : {"sm_80", "sm_90"}) {
+      if (!PtxasErrors("", arch).has_value()) break;
+      GpuOptions gpu;
+      gpu.arch = arch;
+      for (const std::string& module : Ptx(text, tf32, gpu).modules) {
+        EXPECT_EQ(PtxasErrors(module, arch), "");
+      }
+    }
+  }
+  CompileOptions off = tf32;
+  off.tensor_cores = false;  // tf32 rides on the tensor cores
+  EXPECT_FALSE(absl::StrContains(Ptx(Matmul("f32", 256, 128, 192), off).ptx, "mma.sync"));
 }
 
 TEST(MmaMatmulPtxTest, OffBeforeSm80AndWhenAskedTo) {

@@ -38,6 +38,7 @@ PtxProgram Ptx(const std::string& graph_text, const CompileOptions& options, Gpu
   gpu.fast_math = options.fast_math;
   gpu.low_precision = options.low_precision;
   gpu.tensor_cores = options.tensor_cores;
+  gpu.tf32 = options.tf32;
   absl::StatusOr<PtxProgram> ptx = CompileToPtx(*program, gpu);
   EXPECT_TRUE(ptx.ok()) << ptx.status();
   if (!ptx.ok()) return {};

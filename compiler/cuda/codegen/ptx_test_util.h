@@ -19,8 +19,8 @@ absl::StatusOr<kernel::Program> LowerToKernelIr(const std::string& graph_text,
 
 // The PTX of graph_text; a failure, or an unresolved (.extern) call in the
 // module, fails the calling test and returns an empty program.
-// options.fast_math, low_precision and tensor_cores carry over to the GPU
-// options.
+// options.fast_math, low_precision, tensor_cores and tf32 carry over to the
+// GPU options.
 PtxProgram Ptx(const std::string& graph_text, const CompileOptions& options = {},
                GpuOptions gpu = {});
 

@@ -108,49 +108,51 @@ class IndexAnalysis {
   const MatmulPattern& mm_;
 };
 
-// cast<acc>(load(buffer, index)) of an f16 or bf16 buffer: the load.
+// cast<acc>(load(buffer, index)), or the load when it has the accumulator's
+// type, of an f16 or bf16 buffer (or f32 with `tf32`): the load.
 const Expr* WidenedLoad(const kernel::Program& program, const Kernel& kernel, int32_t id,
-                        DType acc) {
-  const Expr& cast = kernel.exprs[id];
-  if (cast.kind != ExprKind::kCast || cast.dtype != acc) return nullptr;
-  const Expr& load = kernel.exprs[cast.a];
-  if (load.kind != ExprKind::kLoad || (load.dtype != DType::kF16 && load.dtype != DType::kBF16) ||
+                        DType acc, bool tf32) {
+  const Expr& e = kernel.exprs[id];
+  if (e.dtype != acc) return nullptr;
+  const Expr& load = e.kind == ExprKind::kCast ? kernel.exprs[e.a] : e;
+  const bool half = load.dtype == DType::kF16 || load.dtype == DType::kBF16;
+  if (load.kind != ExprKind::kLoad || !(half || (tf32 && load.dtype == DType::kF32)) ||
       program.buffers[load.buffer].type.dtype != load.dtype) {
     return nullptr;
   }
   return &load;
 }
 
-bool Chunked(int64_t elements) { return elements % kMmaChunk == 0; }
-
 }  // namespace
 
 std::optional<MmaPlan> PlanMmaMatmul(const kernel::Program& program, const Kernel& kernel,
-                                     const MatmulPattern& mm) {
+                                     const MatmulPattern& mm, bool tf32) {
   if ((mm.acc_dtype != DType::kF32 && mm.acc_dtype != DType::kF64) || mm.lhs < 0 || mm.rhs < 0) {
     return std::nullopt;
   }
-  const Expr* a = WidenedLoad(program, kernel, mm.lhs, mm.acc_dtype);
-  const Expr* b = WidenedLoad(program, kernel, mm.rhs, mm.acc_dtype);
+  const Expr* a = WidenedLoad(program, kernel, mm.lhs, mm.acc_dtype, tf32);
+  const Expr* b = WidenedLoad(program, kernel, mm.rhs, mm.acc_dtype, tf32);
   if (a == nullptr || b == nullptr || a->dtype != b->dtype) return std::nullopt;
+  const int64_t chunk = MmaChunkElements(a->dtype);
+  auto chunked = [&](int64_t elements) { return elements % chunk == 0; };
   const IndexAnalysis analysis(kernel, mm);
   const std::optional<Terms> ta = analysis.Linear(a->a);
   const std::optional<Terms> tb = analysis.Linear(b->a);
   if (!ta || !tb || ta->j != 0 || tb->i != 0 || ta->i < 0 || tb->k < 0 || tb->j < 0) {
     return std::nullopt;
   }
-  if (analysis.Multiple(a->a) < kMmaChunk || analysis.Multiple(b->a) < kMmaChunk) {
+  if (analysis.Multiple(a->a) < chunk || analysis.Multiple(b->a) < chunk) {
     return std::nullopt;
   }
   MmaPlan plan;
   plan.dtype = a->dtype;
   // The left operand: k contiguous, whole chunks along k.
-  if (ta->k != 1 || !Chunked(mm.k) || !Chunked(ta->i)) return std::nullopt;
+  if (ta->k != 1 || !chunked(mm.k) || !chunked(ta->i)) return std::nullopt;
   plan.a = {a->buffer, a->a, ta->i, true};
   // The right operand: columns contiguous, or k contiguous.
-  if (tb->j == 1 && Chunked(mm.n) && Chunked(tb->k)) {
+  if (tb->j == 1 && chunked(mm.n) && chunked(tb->k)) {
     plan.b = {b->buffer, b->a, tb->k, false};
-  } else if (tb->k == 1 && Chunked(mm.k) && Chunked(tb->j)) {
+  } else if (tb->k == 1 && chunked(mm.k) && chunked(tb->j)) {
     plan.b = {b->buffer, b->a, tb->j, true};
   } else {
     return std::nullopt;
