@@ -13,6 +13,7 @@
 #include "compiler/cpu/codegen/emit_module.h"
 #include "compiler/cpu/codegen/jit.h"
 #include "compiler/cpu/codegen/kernel_cache.h"
+#include "compiler/kernel/kernel_key.h"
 #include "compiler/support/version.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -64,14 +65,37 @@ int ThreadsFor(int tasks, const HostCompileOptions& options) {
   return std::max(1, std::min(CompileThreads(tasks), tasks / 2));
 }
 
-// One kernel of the program, emitted in its own context.
+// Every CodegenOptions field; a new field changes the size: add it here.
+static_assert(sizeof(llvm_ir::CodegenOptions) == 20,
+              "CodegenOptions changed: add the new field to CodegenKey");
+std::string CodegenKey(const llvm_ir::CodegenOptions& c) {
+  return absl::StrCat("fast_math=", c.fast_math, " low_precision=", c.low_precision,
+                      " vector_width=", c.vector_width, " threads=", c.threads,
+                      " inline_exp=", c.inline_exp, " native_bf16=", c.native_bf16,
+                      " approx_16bit_math=", c.approx_16bit_math,
+                      " tensor_cores=", c.tensor_cores, " tf32=", c.tf32);
+}
+
+// Big kernels compute f32 exp inline, where it vectorizes (no vector expf
+// here); small ones call expf, which keeps their IR, optimization and code
+// generation ~30% cheaper. Both are within 1 ulp of exp.
+llvm_ir::CodegenOptions CodegenFor(const kernel::Kernel& k, const HostCompileOptions& options) {
+  llvm_ir::CodegenOptions codegen = options.codegen;
+  codegen.inline_exp = Work(k.body) >= kInlineExpWork;
+  return codegen;
+}
+
+// One kernel of the program; emitted in its own context only when no cache
+// has its code.
 struct Unit {
+  // The cache key: the optimization level, the codegen options and the
+  // kernel IR (compiler/kernel/kernel_key.h), which determine the module
+  // the kernel lowers to and hence its pipeline and object.
+  std::string key;
   std::unique_ptr<llvm::LLVMContext> context;
   std::unique_ptr<llvm::Module> module;
-  std::string key;  // the in-process cache key: levels and the printed module
   bool small = false;
   size_t instructions = 0;
-  absl::Status status;
 
   // Frees the module, then its context.
   void Release() {
@@ -80,16 +104,17 @@ struct Unit {
   }
 };
 
+std::string UnitKey(const kernel::Program& program, const kernel::Kernel& k,
+                    const HostCompileOptions& options) {
+  return absl::StrCat("opt_level=", options.opt_level, " ", CodegenKey(CodegenFor(k, options)), "\n",
+                      kernel::KernelKey(program, k));
+}
+
 absl::Status Emit(const kernel::Program& program, const kernel::Kernel& k,
                   const HostCompileOptions& options, Unit& unit) {
-  llvm_ir::CodegenOptions codegen = options.codegen;
-  // Big kernels compute f32 exp inline, where it vectorizes (no vector
-  // expf here); small ones call expf, which keeps their IR, optimization and
-  // code generation ~30% cheaper. Both are within 1 ulp of exp.
-  codegen.inline_exp = Work(k.body) >= kInlineExpWork;
   unit.context = std::make_unique<llvm::LLVMContext>();
   absl::StatusOr<std::unique_ptr<llvm::Module>> module =
-      EmitKernelModule(program, k, codegen, *unit.context, options.verify);
+      EmitKernelModule(program, k, CodegenFor(k, options), *unit.context, options.verify);
   if (!module.ok()) return module.status();
   unit.module = *std::move(module);
   if (absl::Status s = PrepareForHost(*unit.module); !s.ok()) return s;
@@ -97,22 +122,19 @@ absl::Status Emit(const kernel::Program& program, const kernel::Kernel& k,
   const int64_t work = Work(k.body);
   unit.small = work < kSmallKernelWork ||
                work < kWorkPerInstructionForO2 * static_cast<int64_t>(unit.instructions);
-  unit.key = absl::StrCat("opt_level=", options.opt_level,
-                          " codegen=", unit.small ? "fast" : "full", "\n",
-                          ModuleText(*unit.module));
   return absl::OkStatus();
 }
 
 // The disk cache's key: everything the object depends on. The git commit
-// covers changes to code generation that neither the IR nor the pipeline
-// text shows; a change of that kind in an uncommitted tree ("-dirty") should
-// bump kObjectKeyVersion.
-constexpr const char* kObjectKeyVersion = "1";
+// covers changes to code generation that the kernel IR does not show; a
+// change of that kind in an uncommitted tree ("-dirty") should bump
+// kObjectKeyVersion.
+constexpr const char* kObjectKeyVersion = "2";
 
-std::string DiskKey(const Unit& unit, const char* pipeline, const std::string& target) {
-  return Sha256Hex(absl::StrCat("kernel object ", kObjectKeyVersion, "\nreprokit ", ReprokitVersion(), " ", GitCommit(), "\nllvm ",
-                                LlvmVersion(), "\n", target, "\npipeline ", pipeline, "\n",
-                                unit.key));
+std::string DiskKey(const Unit& unit, const std::string& target) {
+  return Sha256Hex(absl::StrCat("kernel object ", kObjectKeyVersion, "\nreprokit ",
+                                ReprokitVersion(), " ", GitCommit(), "\nllvm ", LlvmVersion(), "\n",
+                                target, "\n", unit.key));
 }
 
 // A kernel compiled (or read from disk) in this call.
@@ -123,11 +145,10 @@ struct Compiled {
   absl::Status status;
 };
 
-absl::Status CompileUnit(Unit& unit, const kernel::Kernel& k, const HostCompileOptions& options,
-                         const std::string& target, size_t index, Compiled& out,
-                         HostKernelTiming& timing) {
-  const char* pipeline = PipelineFor(options.opt_level, unit.small);
-  const std::string digest = DiskKey(unit, pipeline, target);
+absl::Status CompileUnit(Unit& unit, const kernel::Program& program, const kernel::Kernel& k,
+                         const HostCompileOptions& options, const std::string& target,
+                         size_t index, Compiled& out, HostKernelTiming& timing) {
+  const std::string digest = DiskKey(unit, target);
   DiskKernelCache* disk = options.use_cache ? options.disk_cache : nullptr;
   // The symbol is part of the object: with the cache it depends on the key
   // alone; without it, identical kernels are not merged and need their own.
@@ -137,10 +158,13 @@ absl::Status CompileUnit(Unit& unit, const kernel::Kernel& k, const HostCompileO
     if (std::optional<std::string> object = disk->Load(digest)) {
       out.object = *std::move(object);
       timing.source = "disk";
-      unit.Release();
       return absl::OkStatus();
     }
   }
+  Stopwatch emit;
+  if (absl::Status s = Emit(program, k, options, unit); !s.ok()) return s;
+  timing.emit_ms = emit.Lap();
+  const char* pipeline = PipelineFor(options.opt_level, unit.small);
   llvm::Module& module = *unit.module;
   module.getFunction(kThunkName)->setName(out.symbol);
   Stopwatch watch;
@@ -187,22 +211,12 @@ absl::StatusOr<HostProgram> CompileForHost(const kernel::Program& program,
   if (!target.ok()) return target.status();
   out.llvm_ir_ms = total.Lap();
 
-  // Emission, one context per kernel.
-  std::vector<Unit> units(n);
-  const int emit_threads = ThreadsFor(n, options);
-  out.threads = std::max(1, emit_threads);
-  ParallelFor(n, emit_threads, [&](int i) {
-    Stopwatch watch;
-    units[i].status = Emit(program, program.kernels[i], options, units[i]);
-    out.timings[i].emit_ms = watch.Lap();
-  });
-  for (int i = 0; i < n; ++i) {
-    if (!units[i].status.ok()) return units[i].status;
-    out.llvm_ir_ms += out.timings[i].emit_ms;
-  }
 
-  // The in-process cache and kernels repeated within the program.
+  // Keys from the kernel IR, so no kernel that some cache has meets LLVM;
+  // then the in-process cache and kernels repeated within the program.
   Stopwatch lookups;
+  std::vector<Unit> units(n);
+  for (int i = 0; i < n; ++i) units[i].key = UnitKey(program, program.kernels[i], options);
   KernelCache& cache = KernelCache::Global();
   std::vector<int> todo;                    // program positions to compile
   std::vector<int> compiled_as(n, -1);      // position in `todo`
@@ -214,14 +228,12 @@ absl::StatusOr<HostProgram> CompileForHost(const kernel::Program& program,
         out.code.push_back(std::move(hit->owner));
         out.timings[i].source = "memory";
         ++out.cached_kernels;
-        units[i].Release();
         continue;
       }
       auto [it, inserted] = first_with_key.try_emplace(units[i].key, static_cast<int>(todo.size()));
       if (!inserted) {
         compiled_as[i] = it->second;
         out.timings[i].source = "duplicate";
-        units[i].Release();
         continue;
       }
     }
@@ -230,12 +242,13 @@ absl::StatusOr<HostProgram> CompileForHost(const kernel::Program& program,
   }
   out.llvm_ir_ms += lookups.Lap();
 
-  // Optimization and code generation, biggest kernels first so the threads
+  // Disk lookups, then emission, optimization and code generation of the
+  // rest, biggest kernels (by kernel IR expressions) first so the threads
   // finish together.
   std::vector<int> order(todo.size());
   for (size_t j = 0; j < todo.size(); ++j) order[j] = static_cast<int>(j);
   std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-    return units[todo[a]].instructions > units[todo[b]].instructions;
+    return program.kernels[todo[a]].exprs.size() > program.kernels[todo[b]].exprs.size();
   });
   std::vector<Compiled> compiled(todo.size());
   const int m = static_cast<int>(todo.size());
@@ -244,13 +257,16 @@ absl::StatusOr<HostProgram> CompileForHost(const kernel::Program& program,
   ParallelFor(m, compile_threads, [&](int j) {
     const int i = todo[order[j]];
     Compiled& c = compiled[order[j]];
-    c.status = CompileUnit(units[i], program.kernels[i], options, *target, i, c, out.timings[i]);
+    c.status = CompileUnit(units[i], program, program.kernels[i], options, *target, i, c,
+                           out.timings[i]);
+    units[i].Release();
   });
   std::vector<std::string> objects, symbols;
   for (size_t j = 0; j < todo.size(); ++j) {
     Compiled& c = compiled[j];
     if (!c.status.ok()) return c.status;
     const HostKernelTiming& timing = out.timings[todo[j]];
+    out.llvm_ir_ms += timing.emit_ms;
     out.optimize_ms += timing.optimize_ms;
     out.codegen_ms += timing.codegen_ms;
     if (timing.source == "disk") ++out.disk_cached_kernels;
