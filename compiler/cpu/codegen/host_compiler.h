@@ -1,9 +1,10 @@
-// Kernel IR -> callable x86 kernels. Every kernel is emitted in its own
-// LLVMContext (emit_module.h) and looked up by its printed IR, optimization
-// level and code generation level, first in the process-wide KernelCache, then
-// in the DiskKernelCache (under a SHA-256 of that key, the pipeline, the host
-// target and the LLVM and reprokit versions). The kernels found nowhere are
-// optimized and compiled to one object each on several threads (base's
+// Kernel IR -> callable x86 kernels. Every kernel is looked up by its kernel
+// IR (compiler/kernel/kernel_key.h), codegen options and optimization level,
+// before any LLVM runs: first in the process-wide KernelCache, then in the
+// DiskKernelCache (under a SHA-256 of that key, the host target and the LLVM
+// and reprokit versions). The kernels found nowhere are emitted, each in its
+// own LLVMContext (emit_module.h), optimized and compiled to one object each
+// on several threads (base's
 // ParallelFor over CompileThreads, at least two kernels a thread), stored on
 // disk, and all objects of the call are linked into one JITDylib in one lookup
 // (jit.h). A kernel's object depends only on its own module, so the machine
@@ -23,7 +24,8 @@
 // program's IR and assembly) and nothing is cached, in memory or on disk.
 //
 // Tested by compiler/cpu/codegen/host_compiler_test.cc (thread counts, the disk
-// cache through the compiler) and compiler/driver/compile_cache_test.cc.
+// cache through the compiler), compiler/driver/compile_cache_test.cc and
+// compiler/cpu/codegen/kernel_key_emit_test.cc (the key decides the module).
 #ifndef REPROKIT_COMPILER_CPU_CODEGEN_HOST_COMPILER_H_
 #define REPROKIT_COMPILER_CPU_CODEGEN_HOST_COMPILER_H_
 
@@ -53,7 +55,7 @@ struct HostCompileOptions {
 struct HostKernelTiming {
   std::string name;          // the kernel's name in the program
   std::string source;        // "compiled", "memory", "disk" or "duplicate" (of an earlier one)
-  double emit_ms = 0;        // LLVM IR emission and its cache key
+  double emit_ms = 0;        // LLVM IR emission (none for a cached kernel)
   double optimize_ms = 0;
   double codegen_ms = 0;
 };

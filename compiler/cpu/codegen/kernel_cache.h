@@ -3,10 +3,10 @@
 // thousands of graphs that share most of their kernels) costs a lookup
 // instead of optimization, code generation and linking.
 //
-// The key is the whole text a kernel is compiled from (the printed module of
-// emit_module.h, which carries every option and fault that changes code, plus
-// the optimization level), compared in full, so two different kernels never
-// share an entry. Entries are evicted least recently used past `capacity`;
+// The key is host_compiler.cc's: the optimization level, every codegen
+// option and the kernel's canonical kernel IR (compiler/kernel/kernel_key.h,
+// faults included), compared in full, so two kernels that lower to different
+// code never share an entry. Entries are evicted least recently used past `capacity`;
 // an entry owns a reference to its machine code, and every Executable using
 // the code holds its own, so eviction never frees code still in use. All
 // methods are thread-safe.
