@@ -28,6 +28,13 @@ std::string Sass(const std::string& dir) {
 
 }  // namespace
 
+std::string ResolveArch(const std::string& arch) {
+  if (arch != "auto") return arch;
+  absl::StatusOr<CudaDevice*> device = CudaDevice::Get();
+  if (!device.ok()) return "sm_90";  // PTX (dumps) without a GPU
+  return NvptxArchFor((*device)->info().cc_major, (*device)->info().cc_minor);
+}
+
 absl::StatusOr<std::unique_ptr<CudaProgram>> BuildCudaProgram(const kernel::Program& program,
                                                               const GpuOptions& options,
                                                               const std::string& dump_dir,
@@ -110,8 +117,8 @@ class Cuda final : public Backend {
         LowerToKernels(graph, options, /*tiled_matmul=*/false, watch);
     if (!lowered.ok()) return lowered.status();
     auto compiled = std::make_unique<DeviceExecutable>(std::move(lowered->program));
-    GpuOptions gpu_options{options.cuda_arch, options.fast_math, options.low_precision,
-                           options.opt_level};
+    GpuOptions gpu_options{ResolveArch(options.cuda_arch), options.fast_math,
+                           options.low_precision, options.opt_level};
     gpu_options.tensor_cores = options.tensor_cores;
     gpu_options.tf32 = options.tf32;
     // Dumps show the whole program as one module; otherwise modules are kept

@@ -31,6 +31,10 @@ struct CudaTimings {
   int compile_threads = 1;
 };
 
+// CompileOptions::cuda_arch as the PTX target: "auto" is the GPU's own arch
+// (NvptxArchFor, ptx_compiler.h), or sm_90 where there is no GPU.
+std::string ResolveArch(const std::string& arch);
+
 absl::StatusOr<std::unique_ptr<CudaProgram>> BuildCudaProgram(const kernel::Program& program,
                                                               const GpuOptions& options,
                                                               const std::string& dump_dir,

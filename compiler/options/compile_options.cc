@@ -144,6 +144,10 @@ absl::Status SetDumpDir(CompileOptions& o, const std::string& v) {
 }
 
 absl::Status SetCudaArch(CompileOptions& o, const std::string& v) {
+  if (v == "auto") {
+    o.cuda_arch = v;
+    return absl::OkStatus();
+  }
   int64_t number = 0;
   // Digits only: SimpleAtoi alone takes "sm_8 " (found by the flags fuzz
   // harness: the space did not survive ToString and Parse).
@@ -151,7 +155,7 @@ absl::Status SetCudaArch(CompileOptions& o, const std::string& v) {
                       v.find_first_not_of("0123456789", 3) == std::string::npos;
   if (!digits || v.rfind("sm_", 0) != 0 || !absl::SimpleAtoi(v.substr(3), &number) ||
       number <= 0) {
-    return BadValue("cuda_arch", v, "expected sm_<number>, e.g. sm_90");
+    return BadValue("cuda_arch", v, "expected auto or sm_<number>, e.g. sm_90");
   }
   o.cuda_arch = absl::StrCat("sm_", number);
   return absl::OkStatus();

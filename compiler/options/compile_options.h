@@ -11,7 +11,9 @@
 // reassociates; tree is pairwise, see compiler/kernel/kernel_ir.h), vector_width
 // (0 = target default, else 1|2|4|8|16), threads (>= 1), faults (list of
 // `<op-or-pass>:<kind>`, testing only, see docs/FAULTS.md), dump_dir,
-// checked (verify the graph around every pass), cuda_arch (e.g. sm_90),
+// checked (verify the graph around every pass), cuda_arch (sm_NN, default
+// sm_90, which bundles of every version assume; or auto: the GPU's own, sm_90
+// where there is none),
 // tensor_cores (cuda, sm_80+: f16/bf16 matmuls on mma.sync; false keeps
 // them on the SIMT tiles), tf32 (cuda, sm_80+, with tensor_cores: f32
 // matmuls on mma.sync in TF32, inputs rounded to 10-bit mantissas; off by

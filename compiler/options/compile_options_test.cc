@@ -41,14 +41,14 @@ TEST(CompileOptionsTest, RoundTripsEveryKey) {
   options.faults = {"relu:accuracy", "cse:crash"};
   options.dump_dir = "/tmp/dump";
   options.checked = true;
-  options.cuda_arch = "sm_80";
+  options.cuda_arch = "auto";
   options.tensor_cores = false;
   options.tf32 = true;
   const std::string text = options.ToString();
   EXPECT_EQ(text,
             "device=cuda opt_level=1 disable_passes=cse,dce max_pass_applications=0 "
             "fast_math=true low_precision=true reduce_order=tree vector_width=8 threads=4 "
-            "faults=relu:accuracy,cse:crash dump_dir=/tmp/dump checked=true cuda_arch=sm_80 "
+            "faults=relu:accuracy,cse:crash dump_dir=/tmp/dump checked=true cuda_arch=auto "
             "tensor_cores=false tf32=true");
   absl::StatusOr<CompileOptions> parsed = CompileOptions::Parse(text);
   ASSERT_TRUE(parsed.ok()) << parsed.status();
@@ -135,12 +135,12 @@ TEST(CompileOptionsTest, BadValuesNameKeyAndValue) {
       {"threads", "0", "threads=0: expected 1..1024"},
       {"max_pass_applications", "-2", "max_pass_applications=-2"},
       {"faults", "relu:accuracy,", "empty list item"},
-      {"cuda_arch", "90", "cuda_arch=90: expected sm_<number>"},
+      {"cuda_arch", "90", "cuda_arch=90: expected auto or sm_<number>"},
       // Found by the flags fuzz harness: a space SimpleAtoi skipped did not
       // survive ToString and Parse.
-      {"cuda_arch", "sm_8 ", "cuda_arch=sm_8 : expected sm_<number>"},
-      {"cuda_arch", "sm_ 8", "expected sm_<number>"},
-      {"cuda_arch", "sm_+8", "expected sm_<number>"},
+      {"cuda_arch", "sm_8 ", "cuda_arch=sm_8 : expected auto or sm_<number>"},
+      {"cuda_arch", "sm_ 8", "expected auto or sm_<number>"},
+      {"cuda_arch", "sm_+8", "expected auto or sm_<number>"},
   };
   for (const BadValueCase& c : cases) {
     CompileOptions options;

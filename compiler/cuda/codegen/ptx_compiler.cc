@@ -97,6 +97,11 @@ class NvptxTarget {
   std::vector<std::unique_ptr<llvm::TargetMachine>> free_;
 };
 
+// The archs LLVM 19's NVPTX backend prints PTX for, oldest first.
+constexpr const char* kKnownArchs[] = {"sm_50", "sm_52", "sm_53", "sm_60", "sm_61", "sm_62",
+                                       "sm_70", "sm_72", "sm_75", "sm_80", "sm_86", "sm_87",
+                                       "sm_89", "sm_90", "sm_90a"};
+
 absl::StatusOr<NvptxTarget*> TargetFor(const std::string& arch) {
   static std::mutex mu;
   static auto* targets = new std::map<std::string, std::unique_ptr<NvptxTarget>>;
@@ -113,10 +118,7 @@ absl::StatusOr<NvptxTarget*> TargetFor(const std::string& arch) {
   if (arch.rfind("sm_", 0) != 0) {
     return absl::InvalidArgumentError(absl::StrCat("cuda_arch '", arch, "' is not sm_NN"));
   }
-  static constexpr const char* kKnown[] = {"sm_50", "sm_52", "sm_53", "sm_60", "sm_61", "sm_62",
-                                            "sm_70", "sm_72", "sm_75", "sm_80", "sm_86", "sm_87",
-                                            "sm_89", "sm_90", "sm_90a"};
-  if (std::find(std::begin(kKnown), std::end(kKnown), arch) == std::end(kKnown)) {
+  if (std::find(std::begin(kKnownArchs), std::end(kKnownArchs), arch) == std::end(kKnownArchs)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "cuda_arch '", arch, "' is not one LLVM 19's NVPTX backend supports (sm_50 .. sm_90a)"));
   }
@@ -366,6 +368,17 @@ absl::StatusOr<PtxProgram> CompileCachedUnit(const NvptxPlan& plan, size_t unit,
 }
 
 }  // namespace
+
+std::string NvptxArchFor(int cc_major, int cc_minor) {
+  const int number = cc_major * 10 + cc_minor;
+  std::string best = "sm_50";
+  for (const char* arch : kKnownArchs) {
+    const std::string a(arch);
+    if (a.back() == 'a') continue;  // arch-specific features run on that arch only
+    if (std::stoi(a.substr(3)) <= number) best = a;
+  }
+  return best;
+}
 
 absl::StatusOr<PtxProgram> CompileToPtx(const kernel::Program& program, const GpuOptions& options,
                                         bool keep_llvm_text) {

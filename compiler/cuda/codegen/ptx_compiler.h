@@ -53,6 +53,11 @@ struct PtxProgram {
 absl::StatusOr<PtxProgram> CompileToPtx(const kernel::Program& program, const GpuOptions& options,
                                         bool keep_llvm_text = false);
 
+// The newest arch LLVM prints PTX for that a device of compute capability
+// cc_major.cc_minor runs: its own (sm_86 for 8.6), else the newest older one
+// (sm_90 for 10.0: the driver compiles PTX forward); never an "a" arch.
+std::string NvptxArchFor(int cc_major, int cc_minor);
+
 // One line per launch: entry, form, block, grid, work, buffers, scratch bytes
 // when it takes the scratch buffer (for dumps).
 std::string PrintLaunches(const std::vector<KernelLaunch>& launches);

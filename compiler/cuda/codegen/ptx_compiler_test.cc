@@ -529,6 +529,13 @@ TEST(PtxCompilerTest, ArchIsConfigurable) {
   EXPECT_EQ(CompileToPtx(*program, gpu).status().code(), absl::StatusCode::kInvalidArgument);
   gpu.arch = "gfx90a";
   EXPECT_EQ(CompileToPtx(*program, gpu).status().code(), absl::StatusCode::kInvalidArgument);
+  // cuda_arch=auto takes the device's own, or the newest older one LLVM knows.
+  EXPECT_EQ(NvptxArchFor(8, 0), "sm_80");
+  EXPECT_EQ(NvptxArchFor(8, 6), "sm_86");
+  EXPECT_EQ(NvptxArchFor(8, 8), "sm_87");
+  EXPECT_EQ(NvptxArchFor(9, 0), "sm_90");
+  EXPECT_EQ(NvptxArchFor(12, 0), "sm_90");
+  EXPECT_EQ(NvptxArchFor(3, 5), "sm_50");
 }
 
 TEST(PtxCompilerTest, LayerNormAndConcatCompile) {

@@ -292,6 +292,16 @@ absl::StatusOr<std::shared_ptr<CudaModule>> CudaDevice::LoadPtx(const std::strin
               "cuModuleLoadDataEx");
   }
   if (!s.ok()) {
+    // PTX for a newer GPU than this one: say which option fixes it.
+    const size_t target = ptx.find(".target sm_");
+    int ptx_arch = 0;
+    if (target != std::string::npos) ptx_arch = std::atoi(ptx.c_str() + target + 11);
+    if (ptx_arch > info_.cc_major * 10 + info_.cc_minor) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "PTX for sm_", ptx_arch, " cannot run on ", info_.name, " (", info_.arch(),
+          "): compile with --opt cuda_arch=auto (or cuda_arch=", info_.arch(), "); the driver said: ",
+          s.message()));
+    }
     if (log[0] != 0) return absl::Status(s.code(), absl::StrCat(s.message(), ": ", log.data()));
     return s;
   }
