@@ -2,16 +2,17 @@
 // block of 4 warps computes a 128x128 output tile, each warp 64x64 of it as
 // 4x8 `mma.sync.m16n8k16` tiles (m16n8k8 in TF32 for f32 operands) with f32
 // accumulators in registers. Operand tiles 64 bytes deep (32 k, or 16 of
-// f32) go global -> shared with `cp.async` (16 bytes a
-// copy, zero-filled outside the matrix) through a ring of 3 stages, so two
-// tiles are in flight while the warps work on the third; fragments come out
-// of shared memory with `ldmatrix` (`.trans` for a right operand stored
-// with its columns contiguous). Shared rows are XOR-swizzled by 16-byte
-// chunk, so neither the copies nor the ldmatrix reads conflict on banks.
-// Blocks walk the output in groups of 8 tile rows, so the tiles running at
-// once share their operand panels in L2. Each output goes through the
-// kernel's own store statement (casts, fused epilogues, faults), exactly as
-// in the SIMT form, with the f32 sum widened to the kernel's accumulator.
+// f32) go global -> shared with `cp.async` (16 bytes a copy, zero-filled
+// outside the matrix) through a ring of 3 stages, so two tiles are in flight
+// while the warps work on the third; fragments come out of shared memory
+// with `ldmatrix` (`.trans` for a 16-bit right operand stored with its
+// columns contiguous; such an f32 one is read a word at a time). Shared rows
+// are XOR-swizzled by 16-byte chunk, so the copies and the ldmatrix reads do
+// not conflict on banks. Blocks walk the output in groups of 8 tile rows, so
+// the tiles running at once share their operand panels in L2. Each output
+// goes through the kernel's own store statement (casts, fused epilogues,
+// faults), exactly as in the SIMT form, with the f32 sum widened to the
+// kernel's accumulator.
 #include "compiler/cuda/codegen/nvptx_kernel.h"
 #include "compiler/cuda/planning/mma_matmul.h"
 #include "llvm/IR/IntrinsicsNVPTX.h"
@@ -20,8 +21,8 @@ namespace rk::compiler::cuda {
 
 namespace {
 constexpr int kTileKBytes = 64;  // a tile's depth: 32 k of f16/bf16, 16 of f32
-constexpr int kGroupRows = 8;  // tile rows a group of blocks walks
-constexpr int kMaxFrags = 8;   // m16 or n8 tiles a warp, at most
+constexpr int kGroupRows = 8;    // tile rows a group of blocks walks
+constexpr int kMaxFrags = 8;     // m16 or n8 tiles a warp, at most
 
 // The block's output tile and how its warps split it. Measured on an H200,
 // bf16 4096^3 (docs/BENCHMARKS.md): 4 warps of 64x64 in 3 stages 392
@@ -38,6 +39,7 @@ struct MmaTiling {
   int b_bytes() const { return tile_n * kTileKBytes; }
   int stage_bytes() const { return a_bytes() + b_bytes(); }
 };
+
 // The IR of one block's tile that needs nothing of the kernel's own
 // expressions: tile placement, cp.async staging, ldmatrix fragments, mma
 // steps. Shared offsets are bytes within the ring of stages.
