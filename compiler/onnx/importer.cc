@@ -26,6 +26,23 @@ namespace {
 // Folding stops here: larger integer results stay graph nodes.
 constexpr int64_t kMaxFoldElements = int64_t{1} << 22;
 
+// The text format's and the store's limit on a type (compiler/ir/parser.cc),
+// so every graph the importer builds survives printing and export: no dim
+// and no element count over 2^40 (a zero-element type included).
+constexpr int64_t kMaxTypeElements = int64_t{1} << 40;
+
+absl::Status CheckTypeSize(const TensorType& t) {
+  int64_t elements = 1;
+  for (int64_t d : t.shape.dims()) {
+    if (d > kMaxTypeElements || (d > 0 && elements > kMaxTypeElements / d)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(t.ToString(), " has a dim or an element count over 2^40"));
+    }
+    elements *= d;
+  }
+  return absl::OkStatus();
+}
+
 std::string DimsText(const std::vector<int64_t>& dims) {
   return absl::StrCat("[", absl::StrJoin(dims, ","), "]");
 }
@@ -174,8 +191,12 @@ absl::Status Importer::AddInputs() {
             absl::StrCat("input '", input.name(), "': negative dim in ", DimsText(dims)));
       }
     }
+    const TensorType type(*dtype, Shape(dims));
+    if (absl::Status s = CheckTypeSize(type); !s.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("input '", input.name(), "': ", s.message()));
+    }
     const std::string name = UniqueName(SanitizeName(input.name()));
-    NodeId id = builder_.Input(name, TensorType(*dtype, Shape(dims)));
+    NodeId id = builder_.Input(name, type);
     names_.push_back(name);
     values_[input.name()] = id;
   }
@@ -233,6 +254,7 @@ absl::StatusOr<NodeId> Importer::Emit(Op op, absl::Span<const NodeId> operands, 
   if (!id.ok()) return Error(std::string(id.status().message()));
   names_.emplace_back();
   const TensorType& t = builder_.type(*id);
+  if (absl::Status s = CheckTypeSize(t); !s.ok()) return Error(std::string(s.message()));
   if (op == Op::kConstant || IsFloat(t.dtype) || t.num_elements() > kMaxFoldElements) return id;
   // Integer or bool result: fold it when every operand is a constant.
   GraphBuilder fold("fold");

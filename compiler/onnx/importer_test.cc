@@ -278,6 +278,27 @@ TEST(ImporterTest, ReshapeDimsWhoseProductOverflowsAreRefused) {
   EXPECT_THAT(imported.status().message(), HasSubstr("more elements than 64 bits count"));
 }
 
+// Found by the onnx_import harness: Expand to [3298534883330, 0, 10] gave a
+// zero-element constant whose dim the text format and the ONNX reader refuse,
+// so the exported model did not import again; input in
+// tools/fuzzers/corpus/onnx_import. Inputs are held to the same limit.
+TEST(ImporterTest, TypesOverTheTextFormatsLimitAreRefused) {
+  onnx::ModelProto expand = MakeModel(
+      {MakeNode("Expand", {"x", "shape"}, {"y"}, "expand")},
+      {{"x", onnx::TensorProto::INT64, {1}}}, {{"y", onnx::TensorProto::INT64, {}}},
+      {Int64Tensor("shape", {3}, {3298534883330, 0, 10})});
+  absl::StatusOr<ImportedModel> imported = ImportChecked(expand);
+  ASSERT_FALSE(imported.ok());
+  EXPECT_EQ(imported.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(imported.status().message(), HasSubstr("over 2^40"));
+  onnx::ModelProto input = MakeModel({MakeNode("Neg", {"x"}, {"y"}, "neg")},
+                                     {{"x", onnx::TensorProto::FLOAT, {int64_t{1} << 41, 0}}},
+                                     {{"y", onnx::TensorProto::FLOAT, {}}});
+  imported = ImportChecked(input);
+  ASSERT_FALSE(imported.ok());
+  EXPECT_THAT(imported.status().message(), HasSubstr("input 'x'"));
+}
+
 // Found by the onnx_import harness (UBSan: negating INT64_MIN in the Pad
 // converter's crop); input in tools/fuzzers/corpus/onnx_import.
 TEST(ImporterTest, PadsOfTheSmallestInt64AreRefused) {
