@@ -275,6 +275,21 @@ absl::Status FinishModule(llvm::Module& m, std::unique_ptr<llvm::TargetMachine> 
   return absl::OkStatus();
 }
 
+// Units [first, end) of `plan` as one LLVM module for `tm`'s target; their
+// launches go into out.launches.
+absl::StatusOr<std::unique_ptr<llvm::Module>> EmitForTarget(const NvptxPlan& plan, size_t first,
+                                                           size_t end, const GpuOptions& options,
+                                                           llvm::TargetMachine& tm,
+                                                           llvm::LLVMContext& context,
+                                                           PtxProgram& out) {
+  absl::StatusOr<std::unique_ptr<llvm::Module>> module =
+      EmitNvptxModule(plan, first, end, options, context, out.launches);
+  if (!module.ok()) return module.status();
+  (*module)->setTargetTriple(kTriple);
+  (*module)->setDataLayout(tm.createDataLayout());
+  return module;
+}
+
 // Units [first, end) of `plan` through LLVM: one module, its PTX.
 absl::StatusOr<PtxProgram> CompileModule(const NvptxPlan& plan, size_t first, size_t end,
                                          const GpuOptions& options, NvptxTarget& target,
@@ -285,11 +300,9 @@ absl::StatusOr<PtxProgram> CompileModule(const NvptxPlan& plan, size_t first, si
   PtxProgram out;
   llvm::LLVMContext context;
   absl::StatusOr<std::unique_ptr<llvm::Module>> module =
-      EmitNvptxModule(plan, first, end, options, context, out.launches);
+      EmitForTarget(plan, first, end, options, *tm, context, out);
   if (!module.ok()) return module.status();
   llvm::Module& m = **module;
-  m.setTargetTriple(kTriple);
-  m.setDataLayout(tm->createDataLayout());
   out.emit_ms = MsSince(clock);
   if (keep_llvm_text) out.llvm_before_opt = ModuleText(m);
   if (absl::Status s = FinishModule(m, std::move(tm), options, target, keep_llvm_text, out);
@@ -313,11 +326,9 @@ absl::StatusOr<PtxProgram> CompileCachedUnit(const NvptxPlan& plan, size_t unit,
   PtxProgram out;
   llvm::LLVMContext context;
   absl::StatusOr<std::unique_ptr<llvm::Module>> module =
-      EmitNvptxModule(plan, unit, unit + 1, options, context, out.launches);
+      EmitForTarget(plan, unit, unit + 1, options, *tm, context, out);
   if (!module.ok()) return module.status();
   llvm::Module& m = **module;
-  m.setTargetTriple(kTriple);
-  m.setDataLayout(tm->createDataLayout());
   // Names that depend on the unit's place in its program (entries, shared
   // arrays) become placeholders for the key, then names made from it.
   std::vector<llvm::Function*> entries;
