@@ -21,7 +21,7 @@ Oracle calls, wall time and final node count of each go into a Markdown table
 (printed and written to OUT/fx_minifier_compare.md).
 
   fx_minifier_compare.py --out DIR [--sizes 50,200,1000] [--seeds 1,2]
-      [--device cpu|cuda] [--reprokit PATH] [--jobs N] [--pool] [--skip-fx]
+      [--device cpu|cuda] [--reprokit PATH] [--jobs N[,N...]] [--pool] [--skip-fx]
       [--skip-reprokit] [--dry]
 
 --pool starts `reprokit backend-pool start torch_inductor -j N` for each graph
@@ -202,7 +202,8 @@ def run_reprokit(reprokit, rk_path, work, device, bug, jobs=1, pool=False):
     except ValueError:
         return {"error": "minify exited %d: %s" % (p.returncode, p.stderr.strip()[-400:])}
     final = stats.get("final", {})
-    return {"calls": stats.get("oracle_calls"), "seconds": seconds,
+    return {"calls": stats.get("oracle_calls"), "calls_used": stats.get("oracle_calls_used"),
+            "seconds": seconds,
             "minify_seconds": stats.get("seconds"), "capture_seconds": capture_seconds,
             "nodes": final.get("compute_nodes"), "one_minimal": stats.get("one_minimal"),
             "signature": stats.get("signature"), "jobs": jobs, "pool_start_seconds": pool_seconds}
@@ -215,7 +216,9 @@ def main(argv):
     p.add_argument("--seeds", default="1,2")
     p.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
     p.add_argument("--reprokit", default=None, help="the reprokit binary")
-    p.add_argument("--jobs", type=int, default=1, help="reprokit minify -j")
+    p.add_argument("--jobs", default="1",
+                   help="reprokit minify -j; a list (1,8) runs reprokit once per value, each "
+                        "with its own fresh caches, pool and capture")
     p.add_argument("--pool", action="store_true",
                    help="start a warm backend pool (-j processes) per graph before capture; "
                         "its start-up is reported apart, like fx_minifier's import of torch")
@@ -248,7 +251,12 @@ def main(argv):
             row = {"n": n, "seed": seed, "outputs": len(dag.outputs)}
             if not args.dry and not args.skip_fx:
                 row["fx"] = run_fx_minifier(dag, seed, args.device, bug)
-            if not args.dry and not args.skip_reprokit:
+            job_counts = [int(j) for j in str(args.jobs).split(",")]
+            if args.dry or args.skip_reprokit:
+                job_counts = []
+                rows.append(row)
+                print(json.dumps(row), flush=True)
+            for jobs in job_counts:
                 if not args.reprokit:
                     row["reprokit"] = {"error": "no --reprokit given"}
                 else:
@@ -258,26 +266,31 @@ def main(argv):
                     shutil.rmtree(work, ignore_errors=True)
                     os.makedirs(work)
                     row["reprokit"] = run_reprokit(args.reprokit, rk_path, work, args.device, bug,
-                                                   args.jobs, args.pool)
-            rows.append(row)
-            print(json.dumps(row), flush=True)
+                                                   jobs, args.pool)
+                rows.append(row)
+                print(json.dumps(row), flush=True)
+                row = {"n": n, "seed": seed, "outputs": len(dag.outputs)}
     if args.dry:
         print("wrote %d graphs to %s" % (len(rows), args.out))
         return 0
     table = ["| N | seed | fx_minifier calls | fx_minifier s | fx_minifier final nodes | "
-             "reprokit calls | reprokit s | reprokit final nodes |",
-             "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+             "reprokit -j | reprokit calls issued (used) | reprokit minify s | "
+             "reprokit final nodes | capture s |",
+             "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
 
-    def cells(r):
+    def cells(r, n):
         if r is None:
-            return ["-", "-", "-"]
+            return ["-"] * n
         if "error" in r:
-            return ["error", "-", "-"]
-        return [str(r["calls"]), "%.1f" % r["seconds"], str(r["nodes"])]
+            return ["error"] + ["-"] * (n - 1)
+        if n == 3:
+            return [str(r["calls"]), "%.1f" % r["seconds"], str(r["nodes"])]
+        return [str(r["jobs"]), "%s (%s)" % (r["calls"], r.get("calls_used")),
+                "%.1f" % r["seconds"], str(r["nodes"]), "%.1f" % r["capture_seconds"]]
 
     for row in rows:
         table.append("| %d | %d | %s |" % (row["n"], row["seed"], " | ".join(
-            cells(row.get("fx")) + cells(row.get("reprokit")))))
+            cells(row.get("fx"), 3) + cells(row.get("reprokit"), 5))))
     text = "\n".join(table) + "\n"
     print(text)
     with open(os.path.join(args.out, "fx_minifier_compare.md"), "w") as f:

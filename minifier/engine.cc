@@ -122,6 +122,9 @@ class Engine {
   void Accept(Prepared& prepared, std::string_view reduction);
   void Report(std::string_view reduction, bool accepted);
   void FinalChecks();
+  // Judges the current candidate (the start): an error unless it fails the
+  // expected way.
+  absl::Status JudgeStart();
 
   Interestingness& interestingness_;
   const MinifyOptions& options_;
@@ -424,8 +427,12 @@ void Engine::FixedPoint() {
       changed = false;
       for (const ReductionInfo& info : AllReductions()) {
         if (!Selected(info) || (nodes_only && info.phase == ReductionPhase::kValues)) continue;
-        changed |= RunReduction(info);
+        const bool progress = RunReduction(info);
+        changed |= progress;
         if (ShouldStop()) return;
+        // A costly oracle's schedule starts with its cheapest big steps
+        // (window_scan on the kept window): back to them after any progress.
+        if (progress && options_.costly_oracle) break;
       }
     }
   }
@@ -480,6 +487,22 @@ absl::Status Engine::Run(Candidate start) {
   current_score_ = ComputeScore(current_);
   current_key_ = CandidateKey(current_);
   stats_.start_score = stats_.final_score = current_score_;
+  // A costly oracle judges the start only when no smaller candidate fails
+  // the expected way: one that does already shows the failure reproduces.
+  if (!options_.costly_oracle) {
+    if (absl::Status s = JudgeStart(); !s.ok()) return s;
+  }
+  stats_.history.push_back({stats_.oracle_calls, current_score_.compute_nodes(), Elapsed()});
+  FixedPoint();
+  if (stats_.accepted_steps == 0 && !memo_.contains(current_key_) && !ShouldStop()) {
+    SettleInFlight();
+    if (absl::Status s = JudgeStart(); !s.ok()) return s;
+  }
+  if (!ShouldStop()) FinalChecks();
+  return fatal_;
+}
+
+absl::Status Engine::JudgeStart() {
   ++stats_.oracle_calls;
   ++stats_.oracle_calls_used;
   absl::StatusOr<InterestingnessResult> first = interestingness_.Judge(current_);
@@ -490,10 +513,7 @@ absl::Status Engine::Run(Candidate start) {
   }
   memo_[current_key_] = MemoEntry{*first, true};
   stats_.signature = first->signature;
-  stats_.history.push_back({stats_.oracle_calls, current_score_.compute_nodes(), Elapsed()});
-  FixedPoint();
-  if (!ShouldStop()) FinalChecks();
-  return fatal_;
+  return absl::OkStatus();
 }
 
 }  // namespace

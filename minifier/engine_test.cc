@@ -3,9 +3,12 @@
 #include <atomic>
 #include <cmath>
 #include <functional>
+#include <vector>
 
+#include "absl/algorithm/container.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "compiler/ir/printer.h"
 #include "gtest/gtest.h"
 #include "minifier/minifier_test_util.h"
@@ -177,6 +180,86 @@ TEST(Engine, CostlyOracleScheduleReachesTheCulpritWithinTheBudget) {
     for (const ReductionStats& r : result.stats.reductions) window |= r.name == "window_scan";
     EXPECT_TRUE(window) << "seed " << seed;
   });
+}
+
+// An Interestingness that remembers the size of every candidate it judged.
+class CountingInterestingness : public Interestingness {
+ public:
+  explicit CountingInterestingness(std::vector<Op> chain)
+      : inner_(ChainInterestingness(std::move(chain))) {}
+  absl::StatusOr<InterestingnessResult> Judge(const Candidate& candidate) override {
+    {
+      absl::MutexLock lock(&mu_);
+      judged_.push_back(ComputeScore(candidate).compute_nodes());
+    }
+    return inner_.Judge(candidate);
+  }
+  std::vector<int64_t> judged() {
+    absl::MutexLock lock(&mu_);
+    return judged_;
+  }
+
+ private:
+  FunctionInterestingness inner_;
+  absl::Mutex mu_;
+  std::vector<int64_t> judged_;
+};
+
+// With a costly oracle the start is not judged again once a smaller
+// candidate fails the expected way (its bundle was judged when captured);
+// with a cheap one it is the first call.
+TEST(Engine, CostlyOracleJudgesTheStartOnlyWhenNothingSmallerFails) {
+  Candidate start = RandomDag({.seed = 6, .nodes = 400});
+  for (bool costly : {false, true}) {
+    for (int jobs : {1, 4}) {
+      CountingInterestingness interestingness({Op::kRelu});
+      MinifyOptions options;
+      options.costly_oracle = costly;
+      options.jobs = jobs;
+      absl::StatusOr<MinifyResult> result = Minify(start, interestingness, options);
+      ASSERT_TRUE(result.ok()) << result.status();
+      EXPECT_EQ(result->stats.final_score.compute_nodes(), 1);
+      std::vector<int64_t> judged = interestingness.judged();
+      ASSERT_FALSE(judged.empty());
+      if (costly) {
+        EXPECT_EQ(absl::c_count(judged, 400), 0);
+      } else {
+        EXPECT_EQ(judged.front(), 400);
+      }
+    }
+  }
+}
+
+// When no smaller candidate fails, the costly schedule still judges the
+// start, and a start that does not fail is an error, as with a cheap oracle.
+TEST(Engine, CostlyOracleStartThatDoesNotFailIsFailedPrecondition) {
+  CountingInterestingness interestingness({Op::kErf});
+  MinifyOptions options;
+  options.costly_oracle = true;
+  Candidate start = RandomDag({.nodes = 60});
+  absl::StatusOr<MinifyResult> result = Minify(start, interestingness, options);
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kFailedPrecondition);
+  // The start is the last candidate judged.
+  ASSERT_FALSE(interestingness.judged().empty());
+  EXPECT_EQ(interestingness.judged().back(), ComputeScore(start).compute_nodes());
+}
+
+// After progress the costly schedule starts again from window_scan, which so
+// scans the kept window an eighth at a time down to a few nodes.
+TEST(Engine, CostlyOracleScansTheKeptWindowAgain) {
+  CountingInterestingness interestingness({Op::kRelu});
+  MinifyOptions options;
+  options.costly_oracle = true;
+  absl::StatusOr<MinifyResult> result =
+      Minify(RandomDag({.seed = 7, .nodes = 1000}), interestingness, options);
+  ASSERT_TRUE(result.ok()) << result.status();
+  int64_t windows_accepted = 0;
+  for (const ReductionStats& r : result->stats.reductions) {
+    if (r.name == "window_scan") windows_accepted = r.accepted;
+  }
+  EXPECT_GE(windows_accepted, 2);
+  // No candidate judged is larger than the first window (1000 / 8 nodes).
+  for (int64_t nodes : interestingness.judged()) EXPECT_LE(nodes, 125);
 }
 
 TEST(Engine, StartThatDoesNotFailIsFailedPrecondition) {

@@ -11,7 +11,7 @@ using compiler::NodeId;
 
 namespace {
 constexpr int kWindows = 8;
-constexpr int kMinNodes = 32;
+constexpr int kMinNodes = 8;
 }  // namespace
 
 ReductionPlan WindowScan(const ReductionInput& input) {

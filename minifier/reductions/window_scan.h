@@ -12,7 +12,7 @@
 // at each level, where a binary search over cut points compiles about
 // N/2 per probe. A failure that needs nodes of two windows fails in none of
 // them: the scan then costs its 8 probes and keep_cone and truncate_tail do
-// the work. Graphs under 32 compute nodes have no targets.
+// the work. Graphs under 8 compute nodes have no targets.
 //
 // Tested by minifier/reductions/window_scan_test.cc.
 #ifndef REPROKIT_MINIFIER_REDUCTIONS_WINDOW_SCAN_H_

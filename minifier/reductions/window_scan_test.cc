@@ -40,7 +40,12 @@ TEST(WindowScan, TheFirstWindowKeepsTheGraphInputs) {
 }
 
 TEST(WindowScan, SmallGraphsHaveNoTargets) {
-  EXPECT_EQ(NumTargets("window_scan", ParseCandidate(Chain(31))), 0);
+  EXPECT_EQ(NumTargets("window_scan", ParseCandidate(Chain(7))), 0);
+  // From 8 nodes on, windows of one node each.
+  EXPECT_EQ(NumTargets("window_scan", ParseCandidate(Chain(8))), 8);
+  std::string printed = ApplyReduction("window_scan", ParseCandidate(Chain(8)), {5});
+  EXPECT_NE(printed.find("%v5 = neg(%v4)"), std::string::npos) << printed;
+  EXPECT_EQ(printed.find("%v6"), std::string::npos) << printed;
 }
 
 }  // namespace
