@@ -24,9 +24,10 @@ Oracle calls, wall time and final node count of each go into a Markdown table
       [--device cpu|cuda] [--reprokit PATH] [--jobs N[,N...]] [--pool] [--skip-fx]
       [--skip-reprokit] [--dry]
 
---pool starts `reprokit backend-pool start torch_inductor -j N` for each graph
-(with that graph's fresh caches) before capture and stops it after minify; its
-start-up (import torch) is reported apart, as fx_minifier's is not timed.
+--pool starts `reprokit backend-pool start torch_inductor -j N --warm DEVICE`
+for each graph (with that graph's fresh caches) before capture and stops it
+after minify; its start-up (import torch, and each process's first compile on
+the device) is reported apart, as fx_minifier's import of torch is not timed.
 
 --dry writes only the .rk files and the fx code (DIR/N<n>_s<seed>.{rk,py}); it
 needs no torch.
@@ -155,11 +156,13 @@ def run_fx_minifier(dag, seed, device, bug):
             "ops": ops}
 
 
-def start_pool(reprokit, env, jobs):
-    """A warm pool for capture and minify (docs/BACKENDS.md, "A warm pool"); its seconds."""
+def start_pool(reprokit, env, jobs, device):
+    """A warm pool for capture and minify (docs/BACKENDS.md, "A warm pool"): every
+    process started and warmed up on `device`; its seconds."""
     started = time.monotonic()
     p = subprocess.run([reprokit, "backend-pool", "start", "torch_inductor", "-j", str(jobs),
-                        "--idle", "900"], capture_output=True, text=True, env=env)
+                        "--idle", "900", "--warm", device], capture_output=True, text=True,
+                       env=env)
     if p.returncode != 0:
         raise RuntimeError("backend-pool start exited %d: %s" % (p.returncode, p.stderr[-400:]))
     return time.monotonic() - started
@@ -182,7 +185,7 @@ def run_reprokit(reprokit, rk_path, work, device, bug, jobs=1, pool=False):
     pool_seconds = None
     if pool:
         env["REPROKIT_BACKEND_POOL"] = "auto"
-        pool_seconds = start_pool(reprokit, env, jobs)
+        pool_seconds = start_pool(reprokit, env, jobs, device)
         started = time.monotonic()
     else:
         env["REPROKIT_BACKEND_POOL"] = "off"

@@ -18,6 +18,8 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "base/json.h"
 #include "repro/backend/backend_pool.h"
 #include "repro/backend/locate.h"
@@ -56,7 +58,7 @@ void TellStarter(const std::string& message) {
 }
 
 int Serve(const repro::BackendCommand& command, const std::string& socket, int processes,
-          double idle_seconds) {
+          double idle_seconds, const std::vector<std::string>& warm) {
   // The backend processes must not inherit the pipe to `start`: it waits for its end.
   if (const char* fd_text = std::getenv(kReadyFdEnv); fd_text != nullptr) {
     int fd = -1;
@@ -68,6 +70,7 @@ int Serve(const repro::BackendCommand& command, const std::string& socket, int p
   options.processes = processes;
   options.idle = absl::Seconds(idle_seconds);
   options.socket_path = socket;
+  options.warm_devices = warm;
   absl::Status served = repro::ServeBackendPool(options, [&](const repro::BackendHello& hello) {
     std::fprintf(stderr, "reprokit: backend-pool: serving %s %s with %d processes at %s\n",
                  hello.name.c_str(), hello.version.c_str(), processes, socket.c_str());
@@ -82,7 +85,7 @@ int Serve(const repro::BackendCommand& command, const std::string& socket, int p
 
 // Runs `serve` detached (own session, stdio to LOG) and waits for its word.
 int Start(const repro::BackendCommand& command, const std::string& socket, int processes,
-          double idle_seconds) {
+          double idle_seconds, const std::vector<std::string>& warm) {
   if (auto c = repro::PoolConnection::Connect(socket, absl::Seconds(1)); c.ok()) {
     std::printf("a pool of %s %s already serves at %s\n", (*c)->hello().name.c_str(),
                 (*c)->hello().version.c_str(), socket.c_str());
@@ -94,6 +97,10 @@ int Start(const repro::BackendCommand& command, const std::string& socket, int p
   std::vector<std::string> argv = {"/proc/self/exe", kCommand, "serve", command.spec,
                                    "-j", std::to_string(processes),
                                    "--idle", absl::StrCat(idle_seconds)};
+  if (!warm.empty()) {
+    argv.push_back("--warm");
+    argv.push_back(absl::StrJoin(warm, ","));
+  }
   std::fprintf(stderr, "reprokit: backend-pool: starting %d processes of '%s' (log: %s)\n",
                processes, command.spec.c_str(), log.c_str());
   const pid_t child = ::fork();
@@ -188,7 +195,12 @@ int RunBackendPool(absl::Span<const std::string> args) {
   int64_t processes = 4;
   double idle = 1800;
   bool json = false;
+  std::string warm_text;
   flags.Int("jobs", &processes, "processes in the pool (requests beyond wait)", 'j');
+  flags.String("warm", &warm_text,
+               "start: devices (cpu, cuda; comma-separated) each process first compiles and "
+               "runs a small graph on, so that the commands using the pool do not pay a "
+               "device's first-use costs; `start` then returns once every process is warm");
   flags.Double("idle", &idle, "seconds without a client before the pool stops");
   flags.Bool("json", &json, "status and stop: print the pool's counters as JSON");
   absl::StatusOr<std::vector<std::string>> positional = flags.Parse(args);
@@ -215,6 +227,14 @@ int RunBackendPool(absl::Span<const std::string> args) {
     return ReportError(kCommand,
                        absl::InvalidArgumentError("--idle: expected a finite number of seconds > 0"));
   }
+  std::vector<std::string> warm;
+  for (absl::string_view device : absl::StrSplit(warm_text, ',', absl::SkipEmpty())) {
+    if (device != "cpu" && device != "cuda") {
+      return ReportError(kCommand, absl::InvalidArgumentError(absl::StrCat(
+                                       "--warm: unknown device '", device, "' (cpu, cuda)")));
+    }
+    warm.emplace_back(device);
+  }
   absl::StatusOr<repro::BackendCommand> command = repro::LocateBackend(spec);
   if (!command.ok()) return ReportError(kCommand, command.status());
   absl::StatusOr<std::string> socket = repro::BackendPoolSocket(
@@ -225,8 +245,8 @@ int RunBackendPool(absl::Span<const std::string> args) {
     }
     return ReportError(kCommand, socket.status());
   }
-  if (action == "serve") return Serve(*command, *socket, static_cast<int>(processes), idle);
-  if (action == "start") return Start(*command, *socket, static_cast<int>(processes), idle);
+  if (action == "serve") return Serve(*command, *socket, static_cast<int>(processes), idle, warm);
+  if (action == "start") return Start(*command, *socket, static_cast<int>(processes), idle, warm);
   return Ask(action, spec, *socket, json);
 }
 

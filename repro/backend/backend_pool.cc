@@ -8,9 +8,11 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -18,6 +20,7 @@
 #include "absl/time/clock.h"
 #include "repro/backend/channel_pool.h"
 #include "repro/backend/pool_wire.h"
+#include "repro/backend/warm_up.h"
 
 namespace rk::repro {
 namespace {
@@ -127,22 +130,43 @@ absl::StatusOr<int> Listen(const std::string& path) {
 
 }  // namespace
 
+// A backend process, started and warmed up on options.warm_devices. A warm-up
+// that fails is logged and the process kept, unless it died.
+absl::StatusOr<std::unique_ptr<BackendProcess>> StartWarm(const BackendPoolOptions& options) {
+  absl::StatusOr<std::unique_ptr<BackendProcess>> p =
+      BackendProcess::Start(options.command, options.limits);
+  if (!p.ok()) return p.status();
+  for (const std::string& device : options.warm_devices) {
+    absl::Status warm = WarmUp(**p, device, options.limits.timeout);
+    if (warm.ok()) continue;
+    std::fprintf(stderr, "reprokit: backend-pool: %s\n", std::string(warm.message()).c_str());
+    if (!(*p)->alive()) return warm;
+  }
+  return p;
+}
+
 absl::Status ServeBackendPool(const BackendPoolOptions& options,
                               const std::function<void(const BackendHello&)>& ready) {
   stop_requested.store(false);
-  absl::StatusOr<std::unique_ptr<BackendProcess>> first =
-      BackendProcess::Start(options.command, options.limits);
+  absl::StatusOr<std::unique_ptr<BackendProcess>> first = StartWarm(options);
   if (!first.ok()) return first.status();
   const BackendHello hello = (*first)->hello();
   ChannelPool pool(
       [&options]() -> absl::StatusOr<std::unique_ptr<BackendChannel>> {
-        absl::StatusOr<std::unique_ptr<BackendProcess>> p =
-            BackendProcess::Start(options.command, options.limits);
+        absl::StatusOr<std::unique_ptr<BackendProcess>> p = StartWarm(options);
         if (!p.ok()) return p.status();
         return std::unique_ptr<BackendChannel>(*std::move(p));
       },
       options.processes, *std::move(first));
   pool.Prestart();
+  if (!options.warm_devices.empty()) {
+    // Ready means warm: every slot opened and warmed up (or given up on).
+    const absl::Time deadline =
+        absl::Now() + options.limits.start_timeout + options.limits.timeout;
+    while (pool.counts().opening > 0 && absl::Now() < deadline) {
+      absl::SleepFor(absl::Milliseconds(50));
+    }
+  }
   absl::StatusOr<int> listener = Listen(options.socket_path);
   if (!listener.ok()) return listener.status();
 

@@ -17,6 +17,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/time/time.h"
@@ -31,6 +32,9 @@ struct BackendPoolOptions {
   int processes = 1;
   absl::Duration idle = absl::Minutes(30);
   std::string socket_path;
+  // Devices each process is warmed up on (warm_up.h) before it serves; with
+  // any, `ready` waits until every process has started and warmed up.
+  std::vector<std::string> warm_devices;
 };
 
 // Serves until stopped. `ready` is called once the first process said hello

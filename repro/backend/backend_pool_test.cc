@@ -9,12 +9,14 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "gtest/gtest.h"
 #include "repro/backend/channel_pool.h"
 #include "repro/backend/pool_client.h"
 #include "repro/backend/pool_wire.h"
+#include "repro/backend/warm_up.h"
 
 namespace rk::repro {
 namespace {
@@ -183,6 +185,37 @@ TEST_F(PoolTest, AGoneStaleSocketIsReplaced) {
   EXPECT_FALSE(PoolConnection::Connect(*socket, {}).ok());
   StartPool(1);
   EXPECT_TRUE(PoolConnection::Connect(socket_, {}).ok());
+}
+
+TEST(WarmUpTest, RunsASmallGraphOnADeclaredDeviceOnly) {
+  absl::StatusOr<std::unique_ptr<BackendProcess>> p = BackendProcess::Start(Builtin(), {});
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_TRUE(WarmUp(**p, "cpu", absl::Seconds(30)).ok());
+  // The built-in server declares cpu only here (no GPU in the test).
+  if (!(*p)->hello().SupportsDevice("cuda")) {
+    absl::Status cuda = WarmUp(**p, "cuda", absl::Seconds(30));
+    EXPECT_EQ(cuda.code(), absl::StatusCode::kFailedPrecondition) << cuda;
+    EXPECT_TRUE(absl::StrContains(cuda.message(), "does not declare device cuda")) << cuda;
+  }
+  // The process still serves after its warm-up.
+  BackendOutcome out = (*p)->Run(Request(7), 7, kOutputs, 1, absl::Seconds(30));
+  ASSERT_EQ(out.kind, BackendOutcome::Kind::kReply) << out.what;
+  EXPECT_EQ(out.reply.kind, RunReply::Kind::kResult);
+}
+
+// With warm devices, ready means every process started and warmed up.
+TEST_F(PoolTest, AWarmPoolIsReadyWithEveryProcessStarted) {
+  options_.warm_devices = {"cpu"};
+  StartPool(3);
+  absl::StatusOr<std::unique_ptr<PoolConnection>> c =
+      PoolConnection::Connect(socket_, absl::Seconds(30));
+  ASSERT_TRUE(c.ok()) << c.status();
+  absl::StatusOr<Json> status = (*c)->Status();
+  ASSERT_TRUE(status.ok()) << status.status();
+  EXPECT_EQ(status->GetInt("started").value_or(-1), 3) << status->Dump();
+  EXPECT_EQ(status->GetInt("idle").value_or(-1), 3) << status->Dump();
+  // Warm-ups are not requests the pool served.
+  EXPECT_EQ(status->GetInt("served").value_or(-1), 0) << status->Dump();
 }
 
 TEST(ChannelPoolTest, PrestartOpensEverySlotInTheBackground) {

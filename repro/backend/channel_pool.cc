@@ -15,6 +15,7 @@ struct ChannelPool::State {
   int free_slots = 0;  // slots with no channel, open or opening
   int busy = 0;
   int opened = 0;
+  int opening = 0;  // Prestart threads still running the factory
   bool closed = false;
 };
 
@@ -42,10 +43,12 @@ ChannelPool::~ChannelPool() {
 void ChannelPool::Prestart() {
   std::lock_guard<std::mutex> lock(state_->mutex);
   for (; state_->free_slots > 0; --state_->free_slots) {
+    ++state_->opening;
     std::thread([state = state_] {
       absl::StatusOr<std::unique_ptr<BackendChannel>> channel = state->factory();
       std::unique_ptr<BackendChannel> drop;
       std::lock_guard<std::mutex> relock(state->mutex);
+      --state->opening;
       if (channel.ok() && !state->closed) {
         state->idle.push_back(*std::move(channel));
         ++state->opened;
@@ -105,7 +108,7 @@ void ChannelPool::Release(std::unique_ptr<BackendChannel> channel) {
 
 ChannelPool::Counts ChannelPool::counts() const {
   std::lock_guard<std::mutex> lock(state_->mutex);
-  return {static_cast<int>(state_->idle.size()), state_->busy, state_->opened};
+  return {static_cast<int>(state_->idle.size()), state_->busy, state_->opened, state_->opening};
 }
 
 }  // namespace rk::repro

@@ -39,6 +39,7 @@ class ChannelPool {
     int idle = 0;
     int busy = 0;
     int opened = 0;  // channels opened in all
+    int opening = 0;  // slots Prestart is still opening
   };
   Counts counts() const;
 
