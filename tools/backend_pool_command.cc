@@ -25,6 +25,7 @@
 #include "repro/backend/locate.h"
 #include "repro/backend/pool_client.h"
 #include "repro/backend/pool_wire.h"
+#include "repro/oracle/backend_runner.h"
 #include "tools/exit_codes.h"
 #include "tools/flags.h"
 #include "tools/subcommand.h"
@@ -71,6 +72,7 @@ int Serve(const repro::BackendCommand& command, const std::string& socket, int p
   options.idle = absl::Seconds(idle_seconds);
   options.socket_path = socket;
   options.warm_devices = warm;
+  options.to_onnx = repro::BackendRunner::GetOnnxExporter();
   absl::Status served = repro::ServeBackendPool(options, [&](const repro::BackendHello& hello) {
     std::fprintf(stderr, "reprokit: backend-pool: serving %s %s with %d processes at %s\n",
                  hello.name.c_str(), hello.version.c_str(), processes, socket.c_str());

@@ -137,7 +137,7 @@ absl::StatusOr<std::unique_ptr<BackendProcess>> StartWarm(const BackendPoolOptio
       BackendProcess::Start(options.command, options.limits);
   if (!p.ok()) return p.status();
   for (const std::string& device : options.warm_devices) {
-    absl::Status warm = WarmUp(**p, device, options.limits.timeout);
+    absl::Status warm = WarmUp(**p, device, options.limits.timeout, options.to_onnx);
     if (warm.ok()) continue;
     std::fprintf(stderr, "reprokit: backend-pool: %s\n", std::string(warm.message()).c_str());
     if (!(*p)->alive()) return warm;

@@ -23,6 +23,7 @@
 #include "absl/time/time.h"
 #include "repro/backend/backend_process.h"
 #include "repro/backend/locate.h"
+#include "repro/backend/warm_up.h"
 
 namespace rk::repro {
 
@@ -35,6 +36,7 @@ struct BackendPoolOptions {
   // Devices each process is warmed up on (warm_up.h) before it serves; with
   // any, `ready` waits until every process has started and warmed up.
   std::vector<std::string> warm_devices;
+  GraphToOnnx to_onnx;  // for warming up a backend that asks for ONNX
 };
 
 // Serves until stopped. `ready` is called once the first process said hello

@@ -203,6 +203,61 @@ TEST(WarmUpTest, RunsASmallGraphOnADeclaredDeviceOnly) {
   EXPECT_EQ(out.reply.kind, RunReply::Kind::kResult);
 }
 
+// A channel that records the run request it got and answers with a result.
+class RecordingChannel : public BackendChannel {
+ public:
+  explicit RecordingChannel(BackendHello hello) : hello_(std::move(hello)) {}
+  const BackendHello& hello() const override { return hello_; }
+  bool alive() const override { return true; }
+  BackendOutcome Run(const std::string& frame, int64_t, absl::Span<const TensorType>, int,
+                     absl::Duration) override {
+    std::string buffer = frame;
+    absl::StatusOr<std::optional<Frame>> taken = TakeFrame(buffer, uint64_t{1} << 30);
+    if (taken.ok() && taken->has_value()) {
+      absl::StatusOr<RunRequest> request = DecodeRunRequest(**taken);
+      if (request.ok()) requests.push_back(*std::move(request));
+      frames.push_back(**std::move(taken));
+    }
+    BackendOutcome outcome;
+    outcome.kind = BackendOutcome::Kind::kReply;
+    outcome.reply.kind = RunReply::Kind::kResult;
+    return outcome;
+  }
+  std::vector<RunRequest> requests;  // as DecodeRunRequest gives them (ONNX not decoded)
+  std::vector<Frame> frames;
+
+ private:
+  BackendHello hello_;
+};
+
+TEST(WarmUpTest, ABackendThatAsksForOnnxGetsTheExportersBytes) {
+  BackendHello hello;
+  hello.name = "onnx_only";
+  hello.devices = {"cpu", "cuda"};
+  hello.dtypes = {"f32"};
+  hello.ops = {"*"};
+  hello.graph_formats = {"onnx"};
+  RecordingChannel channel(hello);
+  absl::Status none = WarmUp(channel, "cuda", absl::Seconds(1));
+  EXPECT_EQ(none.code(), absl::StatusCode::kFailedPrecondition) << none;
+  EXPECT_TRUE(channel.requests.empty());
+  std::string exported_graph;
+  GraphToOnnx to_onnx = [&](const compiler::Graph& g) -> absl::StatusOr<std::string> {
+    exported_graph = g.name();
+    return std::string("model bytes");
+  };
+  ASSERT_TRUE(WarmUp(channel, "cuda", absl::Seconds(1), to_onnx).ok());
+  ASSERT_EQ(channel.requests.size(), 1u);
+  EXPECT_EQ(channel.requests[0].device, "cuda");
+  const Json* graph = channel.frames[0].header.Find("graph");
+  ASSERT_NE(graph, nullptr);
+  EXPECT_NE(graph->Find("onnx"), nullptr) << channel.frames[0].header.Dump();
+  EXPECT_TRUE(absl::StrContains(channel.frames[0].payload, "model bytes"));
+  EXPECT_EQ(exported_graph, "warm_up");
+  EXPECT_FALSE(channel.requests[0].graph_text.empty());
+  ASSERT_EQ(channel.requests[0].inputs.size(), 1u);
+}
+
 // With warm devices, ready means every process started and warmed up.
 TEST_F(PoolTest, AWarmPoolIsReadyWithEveryProcessStarted) {
   options_.warm_devices = {"cpu"};

@@ -23,7 +23,8 @@ constexpr int64_t kWarmUpRequestId = int64_t{1} << 62;
 
 }  // namespace
 
-absl::Status WarmUp(BackendChannel& channel, std::string_view device, absl::Duration timeout) {
+absl::Status WarmUp(BackendChannel& channel, std::string_view device, absl::Duration timeout,
+                    const GraphToOnnx& to_onnx) {
   const BackendHello& hello = channel.hello();
   const std::string name(device);
   if (!hello.SupportsDevice(device) || !hello.SupportsOp("mul") || !hello.SupportsOp("add") ||
@@ -40,6 +41,15 @@ absl::Status WarmUp(BackendChannel& channel, std::string_view device, absl::Dura
   request.graph_text = std::string(kWarmUpGraph);
   std::string json_payload;
   if (hello.Wants("json")) request.graph_json = GraphToJson(*graph, json_payload);
+  if (hello.Wants("onnx")) {
+    if (to_onnx == nullptr) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "backend '", hello.name, "' asks for ONNX and this build cannot export it"));
+    }
+    absl::StatusOr<std::string> model = to_onnx(*graph);
+    if (!model.ok()) return model.status();
+    request.onnx = *std::move(model);
+  }
   const compiler::TensorType type = graph->type(graph->inputs()[0]);
   request.inputs.emplace_back("x", compiler::HostTensor::Full(type, 0.5));
   const std::vector<compiler::TensorType> outputs = {type};

@@ -43,6 +43,11 @@ std::string LastLines(const std::string& tail) {
 
 }  // namespace
 
+BackendRunner::OnnxExporter BackendRunner::GetOnnxExporter() {
+  std::lock_guard<std::mutex> lock(exporter_mutex);
+  return onnx_exporter != nullptr ? *onnx_exporter : OnnxExporter();
+}
+
 void BackendRunner::SetOnnxExporter(OnnxExporter exporter) {
   std::lock_guard<std::mutex> lock(exporter_mutex);
   delete onnx_exporter;

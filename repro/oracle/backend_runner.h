@@ -39,6 +39,8 @@ class BackendRunner {
   // such a backend is Unavailable.
   using OnnxExporter = std::function<absl::StatusOr<std::string>(const compiler::Graph&)>;
   static void SetOnnxExporter(OnnxExporter exporter);
+  // The registered exporter, or null.
+  static OnnxExporter GetOnnxExporter();
 
   // Finds the backend and connects to its warm pool when one serves it
   // (unless $REPROKIT_BACKEND_POOL is "off"), else starts its first process
