@@ -128,8 +128,6 @@ absl::StatusOr<int> Listen(const std::string& path) {
   return fd;
 }
 
-}  // namespace
-
 // A backend process, started and warmed up on options.warm_devices. A warm-up
 // that fails is logged and the process kept, unless it died.
 absl::StatusOr<std::unique_ptr<BackendProcess>> StartWarm(const BackendPoolOptions& options) {
@@ -144,6 +142,8 @@ absl::StatusOr<std::unique_ptr<BackendProcess>> StartWarm(const BackendPoolOptio
   }
   return p;
 }
+
+}  // namespace
 
 absl::Status ServeBackendPool(const BackendPoolOptions& options,
                               const std::function<void(const BackendHello&)>& ready) {
