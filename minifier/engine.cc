@@ -425,14 +425,19 @@ void Engine::FixedPoint() {
     bool changed = true;
     while (changed && !ShouldStop()) {
       changed = false;
+      bool first = true;
       for (const ReductionInfo& info : AllReductions()) {
         if (!Selected(info) || (nodes_only && info.phase == ReductionPhase::kValues)) continue;
         const bool progress = RunReduction(info);
         changed |= progress;
         if (ShouldStop()) return;
-        // A costly oracle's schedule starts with its cheapest big steps
-        // (window_scan on the kept window): back to them after any progress.
-        if (progress && options_.costly_oracle) break;
+        // A costly oracle's first reduction (window_scan) keeps a small part
+        // of the graph that still fails: it runs again on that part before
+        // the others, which would pay for probes of the larger graph. (Not
+        // after the others' progress: a failure no window shows alone, e.g.
+        // one that needs two distant nodes, would pay a scan for each step.)
+        if (progress && first && options_.costly_oracle) break;
+        first = false;
       }
     }
   }

@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <cmath>
+#include <cstdlib>
 #include <functional>
 #include <vector>
 
@@ -260,6 +261,49 @@ TEST(Engine, CostlyOracleScansTheKeptWindowAgain) {
   EXPECT_GE(windows_accepted, 2);
   // No candidate judged is larger than the first window (1000 / 8 nodes).
   for (int64_t nodes : interestingness.judged()) EXPECT_LE(nodes, 125);
+}
+
+// A failure that needs two distant nodes (an exp and a relu, a third of the
+// graph apart) shows in no window alone: window_scan then costs its probes
+// once a pass, not once for every step the other reductions take.
+TEST(Engine, CostlyOracleDoesNotRescanWindowsAfterEveryStepOfATwoNodeFailure) {
+  auto has = [](const compiler::Graph& g, Op op) {
+    for (int i = 0; i < g.num_nodes(); ++i) {
+      if (g.node(compiler::NodeId(i)).op == op) return true;
+    }
+    return false;
+  };
+  for (uint64_t seed : {1, 2}) {
+    Candidate start = RandomDag({.seed = seed, .nodes = 200, .planted = {Op::kExp}});
+    int exp_at = -1;
+    for (int i = 0; i < start.graph.num_nodes(); ++i) {
+      if (start.graph.node(compiler::NodeId(i)).op == Op::kExp) exp_at = i;
+    }
+    int relu_at = -1;
+    for (int i = 0; i < start.graph.num_nodes() && relu_at < 0; ++i) {
+      const compiler::Node& n = start.graph.node(compiler::NodeId(i));
+      if (n.operands.size() == 1 && n.op != Op::kExp && std::abs(i - exp_at) > 200 / 3) {
+        relu_at = i;
+      }
+    }
+    ASSERT_GE(relu_at, 0);
+    start.graph.mutable_node(compiler::NodeId(relu_at)).op = Op::kRelu;
+    FunctionInterestingness interestingness(
+        [&](const Candidate& c) {
+          return has(c.graph, Op::kExp) && has(c.graph, Op::kRelu) ? "fail" : "pass";
+        },
+        "fail");
+    MinifyOptions options;
+    options.costly_oracle = true;
+    absl::StatusOr<MinifyResult> result = Minify(start, interestingness, options);
+    ASSERT_TRUE(result.ok()) << result.status();
+    EXPECT_EQ(result->stats.final_score.compute_nodes(), 2) << "seed " << seed;
+    for (const ReductionStats& r : result->stats.reductions) {
+      if (r.name == "window_scan") {
+        EXPECT_LE(r.oracle_calls, 16) << "seed " << seed;
+      }
+    }
+  }
 }
 
 TEST(Engine, StartThatDoesNotFailIsFailedPrecondition) {
