@@ -77,9 +77,13 @@ cat > still_has_matmul.sh <<'SH'
 grep -q "matmul(" "$1/graph.rk"
 SH
 chmod +x still_has_matmul.sh
-expect_exit 0 "minified: .* -> 1 nodes" "$R" minify bug -o bug.script --test ./still_has_matmul.sh -j 2
+# A temporary folder of this test's own: another run's scratch folders in
+# /tmp must not count.
+mkdir -p scratch_tmp
+TMPDIR="$PWD/scratch_tmp" expect_exit 0 "minified: .* -> 1 nodes" \
+  "$R" minify bug -o bug.script --test ./still_has_matmul.sh -j 2
 grep -q "matmul(" bug.script/graph.rk || fail "the script's property holds in the result"
-[[ -z "$(ls -d "${TMPDIR:-/tmp}"/reprokit-test-* 2>/dev/null)" ]] || fail "scratch candidates left behind"
+[[ -z "$(ls -d scratch_tmp/reprokit-test-* 2>/dev/null)" ]] || fail "scratch candidates left behind"
 expect_exit 2 "interestingness test: cannot run" "$R" minify bug -o bug.none --test ./missing.sh
 cat > never.sh <<'SH'
 #!/bin/sh
@@ -149,4 +153,12 @@ expect_exit 0 "stopping reprokit" "$R" backend-pool stop reprokit
 for _ in $(seq 50); do ls "$POOL_DIR"/*.sock >/dev/null 2>&1 || break; sleep 0.1; done
 ls "$POOL_DIR"/*.sock >/dev/null 2>&1 && fail "the stopped pool left its socket"
 expect_exit 2 "no pool of 'reprokit' is running" "$R" backend-pool status reprokit
+# --warm: ready means every process started (and warmed up); a bad device is refused.
+expect_exit 2 "--warm: unknown device 'gpu'" "$R" backend-pool start reprokit -j 2 --warm gpu
+expect_exit 0 "backend pool of 'reprokit' with 3 processes" \
+  "$R" backend-pool start reprokit -j 3 --idle 120 --warm cpu
+started="$("$R" backend-pool status reprokit --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["started"])')"
+[[ "$started" == 3 ]] || fail "a warm pool was ready with $started of 3 processes started"
+[[ "$(served)" == 0 ]] || fail "warm-ups were counted as requests served"
+expect_exit 0 "stopping reprokit" "$R" backend-pool stop reprokit
 echo "PASS"
