@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Debian packages reprokit builds against, and only the missing
-# ones. Idempotent; a no-op taking a few milliseconds when all are present.
+# ones, then ONNX Runtime's CPU build from npm (third_party/onnxruntime_node:
+# onnxruntime-node pinned by its committed lockfile, `npm ci --ignore-scripts`)
+# for the onnxruntime backend. Idempotent; a no-op taking a few milliseconds
+# when all are present.
 #
 #   tools/install_deps.sh           install what is missing (needs root or sudo)
 #   tools/install_deps.sh --check   exit 1 if anything is missing, install nothing
@@ -61,29 +64,68 @@ MARKERS=(
   /usr/lib/llvm-19/lib/libFuzzer.a
   /usr/lib/llvm-19/lib/clang/19/lib/linux/libclang_rt.fuzzer-x86_64.a
 )
-all_there=1
-for m in "${MARKERS[@]}"; do
-  [[ -e "$m" ]] || { all_there=0; break; }
-done
-[[ $all_there == 1 ]] && exit 0
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+CHECK_ONLY=0
+[[ "${1:-}" == "--check" ]] && CHECK_ONLY=1
 
-missing=()
-for p in "${PACKAGES[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-[[ ${#missing[@]} == 0 ]] && exit 0
+apt_install() {  # PACKAGE...: apt-get install, as root or through sudo
+  local sudo=""
+  if [[ $(id -u) != 0 ]]; then
+    command -v sudo >/dev/null || { echo "install_deps: need root to install: $*" >&2; exit 1; }
+    sudo=sudo
+  fi
+  echo "install_deps: installing $*" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq >&2
+  $sudo apt-get install -y -qq --no-install-recommends "$@" >&2
+}
 
-if [[ "${1:-}" == "--check" ]]; then
-  echo "missing packages: ${missing[*]}" >&2
-  exit 1
-fi
+install_debian_packages() {
+  local m p
+  for m in "${MARKERS[@]}"; do
+    [[ -e "$m" ]] || break
+  done
+  [[ -e "$m" ]] && return 0
+  local missing=()
+  for p in "${PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  [[ ${#missing[@]} == 0 ]] && return 0
+  if [[ $CHECK_ONLY == 1 ]]; then
+    echo "missing packages: ${missing[*]}" >&2
+    exit 1
+  fi
+  apt_install "${missing[@]}"
+}
 
-SUDO=""
-if [[ $(id -u) != 0 ]]; then
-  command -v sudo >/dev/null || { echo "install_deps: need root to install: ${missing[*]}" >&2; exit 1; }
-  SUDO=sudo
-fi
-echo "install_deps: installing ${missing[*]}" >&2
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq >&2
-$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+# ONNX Runtime for the onnxruntime backend where Python's onnxruntime is absent
+# (backends/onnxruntime/serve_node.js). The marker is a copy of the lockfile
+# the tree was installed from: a changed lockfile installs again. Scripts stay
+# off: onnxruntime-node's own postinstall downloads GPU binaries from outside
+# the registry; the CPU library ships in the package.
+install_onnxruntime_node() {
+  local dir="$ROOT/third_party/onnxruntime_node"
+  local marker="$dir/node_modules/.reprokit-installed-lock.json"
+  cmp -s "$dir/package-lock.json" "$marker" 2>/dev/null && return 0
+  if [[ $CHECK_ONLY == 1 ]]; then
+    echo "missing: onnxruntime-node in $dir/node_modules (npm ci)" >&2
+    exit 1
+  fi
+  if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+    apt_install nodejs npm
+  fi
+  echo "install_deps: npm ci onnxruntime-node in $dir" >&2
+  if ! (cd "$dir" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error >&2); then
+    echo "install_deps: FAILED to install onnxruntime-node (npm ci --ignore-scripts in" \
+         "$dir); the onnxruntime backend needs it where Python's onnxruntime is absent" >&2
+    exit 1
+  fi
+  if ! (cd "$dir" && node -e "require('onnxruntime-node')" >&2); then
+    echo "install_deps: onnxruntime-node was installed in $dir but does not load" >&2
+    exit 1
+  fi
+  cp "$dir/package-lock.json" "$marker"
+}
+
+install_debian_packages
+install_onnxruntime_node
