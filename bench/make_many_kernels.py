@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Writes a graph of about N distinct CPU kernels for the compile-latency
-benchmark (docs/BENCHMARKS.md, "CPU compile latency: examples, cold and warm"):
+benchmark (docs/BENCHMARKS.md, "Compile latency (CPU)"):
 a chain of N/3 blocks, block i a matmul from width 16+i-1 to 16+i (f32[8,*]),
 then a softmax over the row (max; exp-sum and divide), so every block's
 three kernels differ from every other block's and nothing is shared.

@@ -54,7 +54,8 @@ TEST(FusionTest, SharedExpensiveValueIsMaterialized) {
 
 // A value read at several indices inside one group (the taps of a gradient
 // rule) is materialized past 2 of them, so chains of such reads cannot
-// multiply a kernel's size (docs/BENCHMARKS.md, "Autodiff").
+// multiply a kernel's size (docs/BENCHMARKS_HISTORY.md, "Autodiff: joint
+// graphs").
 TEST(FusionTest, ValueReadAtManyIndicesIsMaterialized) {
   const std::string taps = R"(graph @g(%x: f32[8]) {
     %e = exp(%x) : f32[8]

@@ -52,14 +52,16 @@ constexpr int64_t kSmallKernelWork = int64_t{1} << 16;
 // So are kernels with less work than this per LLVM instruction: O2's cost
 // grows with the IR, what it saves with the work. A tiled matmul of the
 // attention example (131K iterations, 1,148 instructions) costs ~10 ms more to
-// compile with O2 and ~40 us more to run without (docs/BENCHMARKS.md).
+// compile with O2 and ~40 us more to run without
+// (docs/BENCHMARKS_HISTORY.md).
 constexpr int64_t kWorkPerInstructionForO2 = 1024;
 // Kernels with at least this much work compute f32 exp inline.
 constexpr int64_t kInlineExpWork = int64_t{1} << 16;
 
 // Threads for `tasks` kernels: CompileThreads, but at least two kernels a
 // thread. A thread's first kernel pays for LLVM's first use of its code in a
-// fresh process; for two kernels one thread was faster (docs/BENCHMARKS.md).
+// fresh process; for two kernels one thread was faster
+// (docs/BENCHMARKS_HISTORY.md).
 int ThreadsFor(int tasks, const HostCompileOptions& options) {
   if (options.threads > 0) return options.threads;
   return std::max(1, std::min(CompileThreads(tasks), tasks / 2));

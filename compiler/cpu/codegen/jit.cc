@@ -28,7 +28,7 @@ const char* const kKernelPipeline =
     "instcombine<no-verify-fixpoint>)";
 // Allocas to registers, nothing else: the cheapest pipeline measured (the
 // attention example's small kernels: 1 ms of optimization against 19 with
-// cleanup passes added, and no slower to run; docs/BENCHMARKS.md).
+// cleanup passes added, and no slower to run; docs/BENCHMARKS_HISTORY.md).
 const char* const kSmallKernelPipeline = "function(sroa)";
 
 namespace {

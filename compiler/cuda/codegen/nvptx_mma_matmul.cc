@@ -25,7 +25,7 @@ constexpr int kGroupRows = 8;    // tile rows a group of blocks walks
 constexpr int kMaxFrags = 8;     // m16 or n8 tiles a warp, at most
 
 // The block's output tile and how its warps split it. Measured on an H200,
-// bf16 4096^3 (docs/BENCHMARKS.md): 4 warps of 64x64 in 3 stages 392
+// bf16 4096^3 (docs/BENCHMARKS_HISTORY.md): 4 warps of 64x64 in 3 stages 392
 // TFLOP/s; 8 warps of 64x32 349; 128x256 or 256x128 in 2 stages 324 / 308;
 // 64x128 in 4 stages 346.
 struct MmaTiling {
