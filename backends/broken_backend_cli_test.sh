@@ -2,9 +2,9 @@
 # The real reprokit binary against the deliberately broken backend
 # (backends/testing/broken_backend), one mode at a time: a correct backend
 # passes, planted bugs are findings (accuracy, nondeterministic, crash with
-# the backend's stderr, timeout naming the phase), and a backend that breaks
-# the protocol is an error naming the backend and what was wrong (exit 125),
-# never a hang. Then capture + minify of the relu bug through the backend.
+# the backend's stderr, timeout naming the phase, a wrong output shape or
+# dtype as shape_mismatch), and a backend that breaks the protocol is an
+# error naming the backend and what was wrong (exit 125), never a hang. Then capture + minify of the relu bug through the backend.
 set -uo pipefail
 root="${TEST_SRCDIR:-}/${TEST_WORKSPACE:-}"
 [[ -x "$root/tools/reprokit" ]] || root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -41,8 +41,10 @@ expect bad_header 125 "broken_backend'.*not JSON"
 expect huge_header 125 "broken_backend'.*1073741824 bytes"
 expect die_at_start 125 "broken_backend'.*before its hello.*dying at start"
 expect wrong_outputs 125 "broken_backend'.*3 outputs"
-expect wrong_shape 125 "broken_backend'.*f32\[1,4,8\]"
-expect wrong_dtype 125 "broken_backend'.*f64\[4,8\]"
+# A wrong shape or dtype is the compiler's wrong answer: a verdict naming
+# both types; another number of outputs is a broken message.
+expect wrong_shape 1 "verdict: +shape_mismatch.*|as f32\[1,4,8\]; the graph declares f32\[4,8\]"
+expect wrong_dtype 1 "as f64\[4,8\]; the graph declares f32\[4,8\]"
 # Another protocol version and a missing backend cannot be used as named:
 # exit 2 (docs/BACKENDS.md).
 expect_error() {

@@ -108,8 +108,12 @@ struct RunReply {
 
 std::string EncodeRunReply(const RunReply& reply);
 // A result or failure frame. For a result, `expected` (the graph's output
-// types) and `runs` are checked: the number of runs and of outputs, and
-// every output's dtype and shape; the error names the first mismatch.
+// types) and `runs` are checked: the number of runs and of outputs (a count
+// that differs is malformed: outputs are matched by position), and that
+// every tensor is well formed; the error names the first mismatch. An
+// output of another dtype or shape than expected is returned as it came: a
+// compiler's wrong answer, which the caller judges (backend_runner.h,
+// shape_mismatch), not a broken message.
 absl::StatusOr<RunReply> DecodeRunReply(const Frame& frame,
                                         absl::Span<const compiler::TensorType> expected,
                                         int runs);

@@ -33,6 +33,8 @@ std::string Summary(const Bundle& b) {
                           ").");
     case VerdictKind::kNondeterministic: return "The compiled graph gives different results run to run.";
     case VerdictKind::kCannotJudge: return "The oracle could not judge this run.";
+    case VerdictKind::kShapeMismatch:
+      return "The compiled graph returns an output of another shape or dtype than it declares.";
   }
   return "";
 }

@@ -3,6 +3,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <mutex>
+#include <optional>
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
@@ -39,6 +40,34 @@ std::string LastLines(const std::string& tail) {
   std::string last = absl::StrJoin(lines.begin() + from, lines.end(), " | ");
   if (last.size() > 400) last = "..." + last.substr(last.size() - 400);
   return absl::StrCat("; stderr: ", last);
+}
+
+// The first output, in any run, whose dtype or shape is not the graph's: a
+// shape_mismatch verdict naming both types.
+std::optional<Verdict> WrongType(const Graph& graph,
+                                 const std::vector<compiler::TensorType>& declared,
+                                 const std::vector<std::vector<HostTensor>>& runs,
+                                 const std::string& who) {
+  for (const std::vector<HostTensor>& run : runs) {
+    for (size_t i = 0; i < run.size() && i < declared.size(); ++i) {
+      if (run[i].type() == declared[i]) continue;
+      const compiler::NodeId id = graph.outputs()[i];
+      const std::string op(compiler::OpName(graph.node(id).op));
+      const std::string want = declared[i].ToString();
+      const std::string got = run[i].type().ToString();
+      Verdict v = Ended(VerdictKind::kShapeMismatch, ShapeMismatchSignature(op, want, got),
+                        absl::StrCat(who, " returned output ", i, " (%", graph.DisplayName(id),
+                                     ", ", op, ") as ", got, "; the graph declares ", want));
+      OutputVerdict o;
+      o.index = static_cast<int>(i);
+      o.node = graph.DisplayName(id);
+      o.op = op;
+      o.dtype = std::string(compiler::DTypeName(declared[i].dtype));
+      v.outputs.push_back(std::move(o));
+      return v;
+    }
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -233,6 +262,11 @@ absl::StatusOr<ProgramRuns> BackendRunner::Run(const Graph& graph,
                            absl::StrCat(reply.failure_kind == "runtime_error" ? "run" : "compile",
                                         ": ", who, ": ", reply.message));
     }
+    result.ended->stderr_tail = outcome.stderr_tail;
+    return result;
+  }
+  if (std::optional<Verdict> wrong = WrongType(graph, outputs, reply.runs, who)) {
+    result.ended = *std::move(wrong);
     result.ended->stderr_tail = outcome.stderr_tail;
     return result;
   }

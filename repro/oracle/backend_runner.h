@@ -4,12 +4,14 @@
 // warm pool (`reprokit backend-pool`) serves the same backend, connections to
 // it, so no process is started at all; a request's outcome becomes ProgramRuns the oracle
 // judges like the built-in compiler's (crash, timeout, compile_error, or
-// outputs), and a graph with an op, dtype or device the backend did not
-// declare is cannot_judge without being sent.
+// outputs; an output of another dtype or shape than the graph declares is a
+// shape_mismatch verdict naming both types), and a graph with an op, dtype or
+// device the backend did not declare is cannot_judge without being sent.
 //
 // Errors (never verdicts): the backend cannot be found or started, speaks
-// another protocol version, or breaks the protocol in a reply (Unavailable or
-// FailedPrecondition, naming the backend: the harness cannot test with it);
+// another protocol version, or breaks the protocol in a reply (a frame that
+// is not one, another number of runs or outputs than asked for: Unavailable
+// or FailedPrecondition, naming the backend: the harness cannot test with it);
 // options it did not declare (InvalidArgument, listing the declared ones).
 //
 // Tested by repro/oracle/backend_runner_test.cc.

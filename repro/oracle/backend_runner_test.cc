@@ -111,6 +111,55 @@ TEST_F(BackendRunnerTest, MissingBackendIsNotFound) {
   EXPECT_EQ(v.status().code(), absl::StatusCode::kNotFound);
 }
 
+// A backend that returns an output of another shape or dtype than the graph
+// declares has miscompiled: a shape_mismatch verdict naming both types; one
+// that returns another number of outputs broke the protocol.
+TEST(BackendRunnerShapes, WrongTypesAreVerdictsWrongCountsAreErrors) {
+  setenv("REPROKIT_BACKEND_POOL", "off", 1);
+  const std::string broken =
+      absl::StrCat(std::getenv("TEST_SRCDIR"), "/reprokit/backends/testing/broken_backend");
+  absl::StatusOr<compiler::Graph> g = compiler::Parse(R"(
+graph @g(%x: f32[4,8]) {
+  %r = relu(%x) : f32[4,8]
+  return %r
+})");
+  ASSERT_TRUE(g.ok()) << g.status();
+  const std::vector<compiler::HostTensor> inputs = compiler::SeededInputs(*g, 1);
+  compiler::CompileOptions options;
+  options.backend = broken;
+  struct Case {
+    const char* mode;
+    const char* signature;
+    const char* returned;
+  };
+  for (const Case& c : {Case{"wrong_shape", "shape_mismatch:relu:rank:+1", "as f32[1,4,8]"},
+                        Case{"wrong_dtype", "shape_mismatch:relu:dtype:f32->f64", "as f64[4,8]"}}) {
+    setenv("BROKEN_BACKEND_MODE", c.mode, 1);
+    absl::StatusOr<std::unique_ptr<BackendRunner>> runner =
+        BackendRunner::Create(broken, 1, BackendLimits());
+    ASSERT_TRUE(runner.ok()) << runner.status();
+    absl::StatusOr<ProgramRuns> runs = (*runner)->Run(*g, inputs, options, 2);
+    ASSERT_TRUE(runs.ok()) << c.mode << ": " << runs.status();
+    ASSERT_TRUE(runs->ended.has_value()) << c.mode;
+    EXPECT_EQ(runs->ended->kind, VerdictKind::kShapeMismatch) << c.mode;
+    EXPECT_EQ(runs->ended->signature.ToString(), c.signature);
+    EXPECT_NE(runs->ended->message.find(c.returned), std::string::npos) << runs->ended->message;
+    EXPECT_NE(runs->ended->message.find("the graph declares f32[4,8]"), std::string::npos)
+        << runs->ended->message;
+    ASSERT_EQ(runs->ended->outputs.size(), 1u);
+    EXPECT_EQ(runs->ended->outputs[0].op, "relu");
+  }
+  setenv("BROKEN_BACKEND_MODE", "wrong_outputs", 1);
+  absl::StatusOr<std::unique_ptr<BackendRunner>> runner =
+      BackendRunner::Create(broken, 1, BackendLimits());
+  ASSERT_TRUE(runner.ok()) << runner.status();
+  absl::StatusOr<ProgramRuns> runs = (*runner)->Run(*g, inputs, options, 2);
+  ASSERT_FALSE(runs.ok());
+  EXPECT_NE(runs.status().message().find("broke the protocol"), std::string::npos)
+      << runs.status();
+  unsetenv("BROKEN_BACKEND_MODE");
+}
+
 TEST_F(BackendRunnerTest, RunsAsOftenAsAsked) {
   absl::StatusOr<std::unique_ptr<BackendRunner>> runner =
       BackendRunner::Create(ServerPath(), 1, BackendLimits());

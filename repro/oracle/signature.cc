@@ -12,7 +12,7 @@ namespace {
 constexpr VerdictKind kKinds[] = {VerdictKind::kPass,     VerdictKind::kCompileError,
                                   VerdictKind::kCrash,    VerdictKind::kTimeout,
                                   VerdictKind::kAccuracy, VerdictKind::kNondeterministic,
-                                  VerdictKind::kCannotJudge};
+                                  VerdictKind::kCannotJudge, VerdictKind::kShapeMismatch};
 
 // This Abseil build's string_view is not std::string_view.
 absl::string_view A(std::string_view s) { return absl::string_view(s.data(), s.size()); }
@@ -38,6 +38,7 @@ std::string_view VerdictKindName(VerdictKind kind) {
     case VerdictKind::kAccuracy: return "accuracy";
     case VerdictKind::kNondeterministic: return "nondeterministic";
     case VerdictKind::kCannotJudge: return "cannot_judge";
+    case VerdictKind::kShapeMismatch: return "shape_mismatch";
   }
   return "?";
 }
@@ -49,7 +50,7 @@ absl::StatusOr<VerdictKind> ParseVerdictKind(std::string_view name) {
   return absl::InvalidArgumentError(absl::StrCat(
       "unknown verdict '", A(name),
       "' (expected pass, compile_error, crash, timeout, accuracy, nondeterministic, "
-      "cannot_judge)"));
+      "cannot_judge, shape_mismatch)"));
 }
 
 bool IsFailure(VerdictKind kind) {
@@ -75,6 +76,102 @@ absl::StatusOr<Signature> Signature::Parse(std::string_view text) {
   return s;
 }
 
+namespace {
+
+// Words with digits that name a thing rather than an instance: dtypes
+// ("f32", "int64", "tensor(float16)") and ops ("atan2", "expm1").
+bool KeepsDigits(std::string_view word) {
+  static constexpr std::string_view kWords[] = {"atan2", "expm1", "log2", "log10", "exp2",
+                                                "log1p", "float8e4m3fn", "float8e5m2"};
+  for (std::string_view w : kWords) {
+    if (word == w) return true;
+  }
+  static constexpr std::string_view kPrefixes[] = {"f", "bf", "i", "u", "int", "uint", "float",
+                                                   "bfloat", "complex", "b", "s", "si", "ui"};
+  static constexpr std::string_view kBits[] = {"1", "4", "8", "16", "32", "64", "128"};
+  for (std::string_view prefix : kPrefixes) {
+    if (word.size() <= prefix.size() || word.substr(0, prefix.size()) != prefix) continue;
+    for (std::string_view bits : kBits) {
+      if (word.substr(prefix.size()) == bits) return true;
+    }
+  }
+  return false;
+}
+
+// A word's digit runs that end it or come before '_' become N: generated
+// names ("v9", "n_12", "Greater_3", "x0") vary between graphs, while a name
+// with digits inside ("conv2d") is kept.
+void AppendWord(std::string_view word, std::string* out) {
+  if (KeepsDigits(word)) {
+    out->append(word.data(), word.size());
+    return;
+  }
+  for (size_t i = 0; i < word.size();) {
+    if (!std::isdigit(static_cast<unsigned char>(word[i]))) {
+      *out += word[i++];
+      continue;
+    }
+    size_t j = i;
+    while (j < word.size() && std::isdigit(static_cast<unsigned char>(word[j]))) ++j;
+    if (j == word.size() || word[j] == '_') {
+      *out += 'N';
+      // "v9_2" (a second name made from "v9") is "v9" again.
+      while (j + 1 < word.size() && word[j] == '_' &&
+             std::isdigit(static_cast<unsigned char>(word[j + 1]))) {
+        size_t k = j + 1;
+        while (k < word.size() && std::isdigit(static_cast<unsigned char>(word[k]))) ++k;
+        if (k != word.size() && word[k] != '_') break;
+        j = k;
+      }
+    } else {
+      out->append(word.data() + i, j - i);
+    }
+    i = j;
+  }
+}
+
+// "N,N,N", "N, N" and "NxN" (sizes, index lists) become one N: how many
+// there were varies with the graph as much as their values.
+std::string CollapseNumberLists(const std::string& s) {
+  // An N of its own: not part of a word, except the x of "NxN".
+  auto lone = [&](size_t k) {
+    if (k >= s.size() || s[k] != 'N') return false;
+    const bool before = k == 0 || !IsWordChar(s[k - 1]) || (s[k - 1] == 'x' && k >= 2 && s[k - 2] == 'N');
+    const bool after = k + 1 == s.size() || !IsWordChar(s[k + 1]) ||
+                       (s[k + 1] == 'x' && k + 2 < s.size() && s[k + 2] == 'N');
+    return before && after;
+  };
+  std::string out;
+  for (size_t i = 0; i < s.size();) {
+    if (!lone(i)) {
+      out += s[i++];
+      continue;
+    }
+    out += 'N';
+    size_t j = i + 1;
+    while (true) {
+      size_t k = j;
+      while (k < s.size() && s[k] == ' ') ++k;
+      if (k >= s.size() || (s[k] != ',' && s[k] != 'x')) break;
+      ++k;
+      while (k < s.size() && s[k] == ' ') ++k;
+      if (!lone(k)) break;
+      j = k + 1;
+    }
+    i = j;
+  }
+  return out;
+}
+
+bool StartsPath(std::string_view m, size_t i) {
+  if (m[i] != '/') return false;
+  if (i == 0) return true;
+  const char p = m[i - 1];
+  return p == ' ' || p == '\'' || p == '"' || p == '(' || p == '[' || p == '=' || p == ',';
+}
+
+}  // namespace
+
 std::string NormalizeMessage(std::string_view m) {
   std::string out;
   for (size_t i = 0; i < m.size();) {
@@ -86,9 +183,15 @@ std::string NormalizeMessage(std::string_view m) {
     } else if (c == '0' && i + 1 < m.size() && (m[i + 1] == 'x' || m[i + 1] == 'X')) {
       n = 2 + Span(m, i + 2, [](char x) { return std::isxdigit(static_cast<unsigned char>(x)); });
       out += "H";
-    } else if (c == '/' && (i == 0 || m[i - 1] == ' ' || m[i - 1] == '\'' || m[i - 1] == '"')) {
-      n = Span(m, i, [](char x) { return x != ' ' && x != ':' && x != '\'' && x != '"'; });
+    } else if (StartsPath(m, i)) {
+      n = Span(m, i, [](char x) {
+        return x != ' ' && x != ':' && x != '\'' && x != '"' && x != ')' && x != ']' && x != ',';
+      });
       out += "PATH";
+    } else if (c == '\'' && i > 0 && std::isalpha(static_cast<unsigned char>(m[i - 1])) &&
+               i + 1 < m.size() && std::isalpha(static_cast<unsigned char>(m[i + 1]))) {
+      n = 1;  // an apostrophe ("can't"), not a quote
+      out += c;
     } else if (c == '\'' || c == '"') {
       size_t close = m.find(c, i + 1);
       n = close == std::string_view::npos ? m.size() - i : close - i + 1;
@@ -98,8 +201,16 @@ std::string NormalizeMessage(std::string_view m) {
         return std::isxdigit(static_cast<unsigned char>(x)) || x == '.' || x == 'e' || x == '-' ||
                x == '+';
       });
+      // "4x8x16": sizes written as a product.
+      while (i + n + 1 < m.size() && m[i + n] == 'x' &&
+             std::isdigit(static_cast<unsigned char>(m[i + n + 1]))) {
+        n += 1 + Span(m, i + n + 1, [](char x) { return std::isdigit(static_cast<unsigned char>(x)); });
+      }
       // A long hex run (a digest) or a number: both become N.
       out += "N";
+    } else if (IsWordChar(c)) {
+      n = Span(m, i, IsWordChar);
+      AppendWord(m.substr(i, n), &out);
     } else if (std::isspace(static_cast<unsigned char>(c))) {
       n = Span(m, i, [](char x) { return std::isspace(static_cast<unsigned char>(x)) != 0; });
       if (!out.empty()) out += ' ';
@@ -110,7 +221,7 @@ std::string NormalizeMessage(std::string_view m) {
     i += n;
   }
   while (!out.empty() && out.back() == ' ') out.pop_back();
-  return out;
+  return CollapseNumberLists(out);
 }
 
 std::string NormalizeFrame(std::string_view frame) {
@@ -190,6 +301,36 @@ Signature AccuracySignatureLike(const AccuracyDetail& like, std::string_view sub
 
 Signature NondeterministicSignature(std::string_view op, std::string_view dtype) {
   return {VerdictKind::kNondeterministic, absl::StrCat(A(op), ":", A(dtype))};
+}
+
+namespace {
+
+// "f32[1,64]" -> {"f32", 2}; "f32[]" -> {"f32", 0}; a text without brackets
+// is all dtype, rank -1.
+std::pair<std::string, int> DTypeAndRank(std::string_view type) {
+  const size_t open = type.find('[');
+  if (open == std::string_view::npos) return {std::string(type), -1};
+  const std::string_view dims = type.substr(open + 1, type.find(']', open) - open - 1);
+  int rank = dims.empty() ? 0 : 1;
+  for (char c : dims) rank += c == ',';
+  return {std::string(type.substr(0, open)), rank};
+}
+
+}  // namespace
+
+Signature ShapeMismatchSignature(std::string_view op, std::string_view declared,
+                                 std::string_view returned) {
+  const auto [want_dtype, want_rank] = DTypeAndRank(declared);
+  const auto [got_dtype, got_rank] = DTypeAndRank(returned);
+  std::string how;
+  if (want_dtype != got_dtype) {
+    how = absl::StrCat("dtype:", want_dtype, "->", got_dtype);
+  } else if (want_rank != got_rank) {
+    how = absl::StrCat("rank:", got_rank > want_rank ? "+" : "", got_rank - want_rank);
+  } else {
+    how = "dims";
+  }
+  return {VerdictKind::kShapeMismatch, absl::StrCat(A(op), ":", how)};
 }
 
 }  // namespace rk::repro

@@ -11,6 +11,10 @@
 //                                  (only a gradient of a joint graph fails;
 //                                  repro/oracle/gradients.h)
 //   nondeterministic:<op>:<dtype>
+//   shape_mismatch:<op>:<how>  (an external backend returned an output of
+//                   another type than the graph declares; <how> is
+//                   "dtype:<declared>-><returned>", "rank:+1" / "rank:-2", or
+//                   "dims" for the same rank with other sizes)
 // Normalization strips what varies between runs and unrelated graph edits:
 // numbers, node names (%foo), file paths, hex addresses, quoted values.
 //
@@ -35,6 +39,7 @@ enum class VerdictKind {
   kAccuracy,
   kNondeterministic,
   kCannotJudge,
+  kShapeMismatch,
 };
 
 std::string_view VerdictKindName(VerdictKind kind);  // "pass", "compile_error", ...
@@ -85,6 +90,12 @@ Signature AccuracySignatureLike(const AccuracyDetail& like, std::string_view sub
                                 std::string_view op, std::string_view dtype);
 
 Signature NondeterministicSignature(std::string_view op, std::string_view dtype);
+
+// An output of type `returned` where the graph declares `declared` (type
+// texts like "f32[1,64]"), produced by a node of `op`. Sizes do not count
+// (minimizing shrinks them); how the type differs does.
+Signature ShapeMismatchSignature(std::string_view op, std::string_view declared,
+                                 std::string_view returned);
 
 }  // namespace rk::repro
 

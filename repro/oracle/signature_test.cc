@@ -7,7 +7,7 @@ namespace {
 
 TEST(NormalizeMessageTest, StripsWhatVaries) {
   EXPECT_EQ(NormalizeMessage("node %41 (relu): shape [8,128] at 0x7ffd1234 in /tmp/x/y.rk:3:17"),
-            "node %N (relu): shape [N,N] at H in PATH:N:N");
+            "node %N (relu): shape [N] at H in PATH:N:N");
   EXPECT_EQ(NormalizeMessage("injected fault: relu:compile_error"),
             "injected fault: relu:compile_error");
   EXPECT_EQ(NormalizeMessage("value 'abc' and \"def\"   spaced"), "value 'S' and 'S' spaced");
@@ -17,6 +17,53 @@ TEST(NormalizeMessageTest, StripsWhatVaries) {
 TEST(NormalizeMessageTest, SameFailureSameTextAcrossGraphs) {
   EXPECT_EQ(NormalizeMessage("node %7 (exp): declared type f32[4] but inference gives f32[8]"),
             NormalizeMessage("node %x.1 (exp): declared type f32[16] but inference gives f32[2]"));
+}
+
+// What an external compiler writes: generated node names, line numbers,
+// paths in parentheses, shapes of any rank. Two graphs with the same cause
+// give the same text; different causes stay apart.
+TEST(NormalizeMessageTest, ExternalBackendMessagesOfOneCauseAgree) {
+  const std::string a = NormalizeMessage(
+      "[ONNXRuntimeError] : 1 : FAIL : Load model failed:This is an invalid model. Type Error: "
+      "Type (tensor(bool)) of input parameter (v9) of operator (Greater) in node (v9_2) is "
+      "invalid. (/onnxruntime_src/onnxruntime/core/graph/graph.cc:1340)");
+  const std::string b = NormalizeMessage(
+      "[ONNXRuntimeError] : 1 : FAIL : Load model failed:This is an invalid model. Type Error: "
+      "Type (tensor(bool)) of input parameter (v16) of operator (Greater) in node (v16) is "
+      "invalid. (/other/build/onnxruntime/core/graph/graph.cc:1344)");
+  EXPECT_EQ(a, b);
+  EXPECT_NE(a.find("tensor(bool)"), std::string::npos) << a;
+  EXPECT_NE(a.find("(Greater)"), std::string::npos) << a;
+  // Another operator or another dtype is another cause.
+  EXPECT_NE(a, NormalizeMessage("[ONNXRuntimeError] : 1 : FAIL : Load model failed:This is an "
+                                "invalid model. Type Error: Type (tensor(bool)) of input "
+                                "parameter (v9) of operator (Less) in node (v9) is invalid."));
+  EXPECT_NE(NormalizeMessage("Type (tensor(int32)) of input (x0)"),
+            NormalizeMessage("Type (tensor(int64)) of input (x0)"));
+  EXPECT_EQ(NormalizeMessage("X.shape={8,2,1} input shape {0,2}"),
+            NormalizeMessage("X.shape={3,4} input shape {0, 2, 7}"));
+  EXPECT_EQ(NormalizeMessage("tensor 4x8x16 vs 2x2"), "tensor N vs N");
+  // Dtypes and ops with digits keep them; an apostrophe is not a quote.
+  EXPECT_EQ(NormalizeMessage("f32 bf16 int64 conv2d atan2 node_12 n3"),
+            "f32 bf16 int64 conv2d atan2 node_N nN");
+  EXPECT_EQ(NormalizeMessage("can't fuse 'v3'"), "can't fuse 'S'");
+}
+
+TEST(SignatureTest, ShapeMismatchSaysHowNotHowBig) {
+  EXPECT_EQ(ShapeMismatchSignature("reduce_sum", "f32[]", "f32[1]").ToString(),
+            "shape_mismatch:reduce_sum:rank:+1");
+  EXPECT_EQ(ShapeMismatchSignature("reduce_sum", "f32[64]", "f32[1,64]"),
+            ShapeMismatchSignature("reduce_sum", "f32[8]", "f32[1,8]"));
+  EXPECT_EQ(ShapeMismatchSignature("relu", "f32[4,8]", "f64[4,8]").ToString(),
+            "shape_mismatch:relu:dtype:f32->f64");
+  EXPECT_EQ(ShapeMismatchSignature("relu", "f32[4,8]", "f32[8,4]").ToString(),
+            "shape_mismatch:relu:dims");
+  EXPECT_EQ(ShapeMismatchSignature("relu", "f32[4,8]", "f32[32]").ToString(),
+            "shape_mismatch:relu:rank:-1");
+  absl::StatusOr<Signature> parsed = Signature::Parse("shape_mismatch:relu:dtype:f32->f64");
+  ASSERT_TRUE(parsed.ok());
+  EXPECT_EQ(parsed->kind, VerdictKind::kShapeMismatch);
+  EXPECT_TRUE(IsFailure(VerdictKind::kShapeMismatch));
 }
 
 TEST(NormalizeFrameTest, ReducesToFunction) {
