@@ -5,8 +5,6 @@
 // `--backend BACKEND` sends its requests to the pool instead of starting
 // processes of its own.
 #include <fcntl.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -20,6 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "base/daemon.h"
 #include "base/json.h"
 #include "repro/backend/backend_pool.h"
 #include "repro/backend/locate.h"
@@ -85,7 +84,7 @@ int Serve(const repro::BackendCommand& command, const std::string& socket, int p
   return kExitOk;
 }
 
-// Runs `serve` detached (own session, stdio to LOG) and waits for its word.
+// Runs `serve` as a daemon (base/daemon.h; its stdio in LOG) and waits for its word.
 int Start(const repro::BackendCommand& command, const std::string& socket, int processes,
           double idle_seconds, const std::vector<std::string>& warm) {
   if (auto c = repro::PoolConnection::Connect(socket, absl::Seconds(1)); c.ok()) {
@@ -93,8 +92,11 @@ int Start(const repro::BackendCommand& command, const std::string& socket, int p
                 (*c)->hello().version.c_str(), socket.c_str());
     return kExitOk;
   }
+  // Only the write end passes to the daemon.
   int ready[2];
-  if (::pipe(ready) != 0) return ReportError(kCommand, absl::InternalError("pipe failed"));
+  if (::pipe2(ready, O_CLOEXEC) != 0 || ::fcntl(ready[1], F_SETFD, 0) != 0) {
+    return ReportError(kCommand, absl::InternalError("pipe failed"));
+  }
   const std::string log = socket.substr(0, socket.size() - 5) + ".log";
   std::vector<std::string> argv = {"/proc/self/exe", kCommand, "serve", command.spec,
                                    "-j", std::to_string(processes),
@@ -105,29 +107,15 @@ int Start(const repro::BackendCommand& command, const std::string& socket, int p
   }
   std::fprintf(stderr, "reprokit: backend-pool: starting %d processes of '%s' (log: %s)\n",
                processes, command.spec.c_str(), log.c_str());
-  const pid_t child = ::fork();
-  if (child < 0) return ReportError(kCommand, absl::InternalError("fork failed"));
-  if (child == 0) {
-    ::close(ready[0]);
-    ::setsid();
-    if (::fork() != 0) ::_exit(0);
-    const int null_fd = ::open("/dev/null", O_RDONLY);
-    const int log_fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (null_fd >= 0) ::dup2(null_fd, 0);
-    if (log_fd >= 0) {
-      ::dup2(log_fd, 1);
-      ::dup2(log_fd, 2);
-    }
-    ::setenv(kReadyFdEnv, std::to_string(ready[1]).c_str(), 1);
-    std::vector<char*> args;
-    for (std::string& a : argv) args.push_back(a.data());
-    args.push_back(nullptr);
-    ::execv(args[0], args.data());
-    ::_exit(127);
-  }
+  DaemonOptions daemon;
+  daemon.log_path = log;
+  daemon.env = {absl::StrCat(kReadyFdEnv, "=", ready[1])};
+  absl::StatusOr<pid_t> started = StartDaemon(argv, daemon);
   ::close(ready[1]);
-  int status = 0;
-  ::waitpid(child, &status, 0);
+  if (!started.ok()) {
+    ::close(ready[0]);
+    return ReportError(kCommand, started.status());
+  }
   std::string word;
   char buffer[4096];
   ssize_t n;
