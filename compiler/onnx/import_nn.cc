@@ -404,7 +404,6 @@ absl::Status ConvertPool(NodeContext& ctx) {
     return ctx.Unsupported("the Indices output");
   }
   RK_ASSIGN_OR_RETURN(int64_t ceil_mode, ctx.AttrInt("ceil_mode", 0));
-  if (ceil_mode != 0) return ctx.Unsupported("ceil_mode=1");
   RK_ASSIGN_OR_RETURN(int64_t storage_order, ctx.AttrInt("storage_order", 0));
   if (storage_order != 0) return ctx.Unsupported("storage_order=1");
   RK_ASSIGN_OR_RETURN(NodeId x, ctx.Input(0));
@@ -412,6 +411,11 @@ absl::Status ConvertPool(NodeContext& ctx) {
   RK_ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> kernel, ctx.AttrInts("kernel_shape"));
   if (!kernel.has_value()) return ctx.Error("no kernel_shape");
   RK_ASSIGN_OR_RETURN(Window w, ReadWindow(ctx, ctx.type(x).shape, *kernel));
+  RK_ASSIGN_OR_RETURN(int64_t include, ctx.AttrInt("count_include_pad", 0));
+  if (ceil_mode != 0) {
+    RK_RETURN_IF_ERROR(ApplyCeilMode(ctx, ctx.type(x).shape, w.kernel, w.strides, w.dilations,
+                                     !max && include != 0, w.pads));
+  }
   Attributes attrs;
   attrs.Set("kernel", w.kernel);
   attrs.Set("strides", w.strides);
@@ -420,7 +424,6 @@ absl::Status ConvertPool(NodeContext& ctx) {
     attrs.Set("dilations", w.dilations);
   } else {
     if (w.dilations != std::vector<int64_t>{1, 1}) return ctx.Unsupported("dilated average pooling");
-    RK_ASSIGN_OR_RETURN(int64_t include, ctx.AttrInt("count_include_pad", 0));
     attrs.Set("count_include_pad", include != 0);
   }
   RK_ASSIGN_OR_RETURN(NodeId r, ctx.Emit(op, {x}, std::move(attrs)));

@@ -61,6 +61,9 @@ const std::map<std::string, Converter>& Table() {
       {"InstanceNormalization", &ConvertInstanceNorm},
       {"DepthToSpace", &ConvertSpaceDepth}, {"SpaceToDepth", &ConvertSpaceDepth},
       {"Trilu", &ConvertTrilu},
+      // Indexing through a flat gather.
+      {"GatherElements", &ConvertGatherElements}, {"GatherND", &ConvertGatherND},
+      {"ScatterND", &ConvertScatterND}, {"ScatterElements", &ConvertScatterElements},
   };
   return *table;
 }

@@ -12,6 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "compiler/ir/op.h"
+#include "compiler/ir/shape.h"
 #include "compiler/onnx/import_context.h"
 
 namespace rk::compiler::onnx_io {
@@ -73,6 +74,21 @@ absl::Status ConvertNormReduce(NodeContext& ctx);    // ReduceL1/L2/SumSquare/Lo
 absl::Status ConvertInstanceNorm(NodeContext& ctx);
 absl::Status ConvertSpaceDepth(NodeContext& ctx);    // DepthToSpace, SpaceToDepth
 absl::Status ConvertTrilu(NodeContext& ctx);
+
+// import_indexing.cc (a gather over the flattened data)
+absl::Status ConvertGatherElements(NodeContext& ctx);
+absl::Status ConvertGatherND(NodeContext& ctx);
+absl::Status ConvertScatterND(NodeContext& ctx);        // indices known at import
+absl::Status ConvertScatterElements(NodeContext& ctx);  // indices known at import
+
+// import_pool_ceil.cc: widens `pads` ([begins..., ends...] over the spatial
+// dims of `x`) so that floor-mode windows give ONNX's ceil_mode=1 output;
+// refused, naming the node, when `counts_padding` (AveragePool's
+// count_include_pad) would count the added padding.
+absl::Status ApplyCeilMode(NodeContext& ctx, const Shape& x, absl::Span<const int64_t> kernel,
+                           absl::Span<const int64_t> strides,
+                           absl::Span<const int64_t> dilations, bool counts_padding,
+                           std::vector<int64_t>& pads);
 
 }  // namespace rk::compiler::onnx_io
 
