@@ -1,8 +1,14 @@
-// ONNX's own model checker (onnx::checker::check_model) as a Status, behind a
-// seam: checker.cc calls it; checker_absent.cc, linked by --config=static
-// builds (Debian ships the checker only in the shared libonnx), accepts every
-// model and HaveOnnxChecker() says so. Either way the importer's own
-// validation (model_file.h, importer.h) still applies.
+// Whether a model is well formed, as a Status. ONNX's own checker
+// (onnx::checker::check_model, Debian's ONNX 1.12) judges the models it
+// knows: IR version up to onnx::IR_VERSION (8) and every opset it imports
+// within the range that ONNX build has schemas for (ai.onnx up to 17). A
+// newer model, which that checker would refuse for its version alone, gets
+// reprokit's own structural checks (model_structure.h) instead: IR 9 and 10,
+// opsets 18 to 21, local functions.
+//
+// checker.cc calls ONNX's checker; checker_absent.cc, linked by
+// --config=static builds (Debian ships the checker only in the shared
+// libonnx), runs only the structural checks and HaveOnnxChecker() says so.
 //
 // Tested by compiler/onnx/checker_test.cc.
 #ifndef REPROKIT_COMPILER_ONNX_CHECKER_H_
@@ -13,11 +19,15 @@
 
 namespace rk::compiler::onnx_io {
 
-// Whether CheckModel runs ONNX's checker in this build.
+// Whether this build links ONNX's checker.
 bool HaveOnnxChecker();
 
-// InvalidArgument "ONNX checker: <why>" when ONNX's checker rejects `model`;
-// OK when it accepts it or this build has no checker.
+// Whether ONNX's checker (when linked) can judge `model`: its IR version and
+// every opset it imports are ones that checker knows.
+bool OnnxCheckerKnows(const onnx::ModelProto& model);
+
+// InvalidArgument "ONNX checker: <why>" when ONNX's checker judges `model`
+// and rejects it, "malformed model: <why>" when the structural checks do.
 absl::Status CheckModel(const onnx::ModelProto& model);
 
 }  // namespace rk::compiler::onnx_io

@@ -69,10 +69,28 @@ class NodeContext {
   absl::StatusOr<int> Axis(int64_t axis, int rank) const;
 };
 
+// The newest default-domain (ai.onnx) opset the importer knows: every op of
+// the table was checked against ONNX's operator changelog up to it.
+inline constexpr int64_t kNewestOpset = 21;
+
 // Converts the node in `ctx`. One per op type, registered in import_ops.cc.
 using Converter = absl::Status (*)(NodeContext& ctx);
+
+// A converter and the model opsets it implements: the op exists from
+// `first_opset` (the version that introduced it) and its meaning is known up
+// to `last_opset`. A converter that handles a change of the op's meaning
+// (an attribute that became an input, a new mode) reads ctx.opset().
+struct OpConverter {
+  // Implicit, so that a table entry may be just the converter.
+  OpConverter(Converter c, int64_t first = 1, int64_t last = kNewestOpset)
+      : convert(c), first_opset(first), last_opset(last) {}
+  Converter convert;
+  int64_t first_opset;
+  int64_t last_opset;
+};
+
 // nullptr when the op type (default domain) is not supported.
-Converter FindConverter(const std::string& op_type);
+const OpConverter* FindConverter(const std::string& op_type);
 std::vector<std::string> ConverterOpTypes();
 
 }  // namespace rk::compiler::onnx_io

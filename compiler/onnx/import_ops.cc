@@ -9,8 +9,8 @@
 namespace rk::compiler::onnx_io {
 namespace {
 
-const std::map<std::string, Converter>& Table() {
-  static const auto* table = new std::map<std::string, Converter>{
+const std::map<std::string, OpConverter>& Table() {
+  static const auto* table = new std::map<std::string, OpConverter>{
       // Elementwise.
       {"Abs", &ConvertUnary}, {"Ceil", &ConvertUnary}, {"Cos", &ConvertUnary},
       {"Erf", &ConvertUnary}, {"Exp", &ConvertUnary}, {"Floor", &ConvertUnary},
@@ -70,9 +70,9 @@ const std::map<std::string, Converter>& Table() {
 
 }  // namespace
 
-Converter FindConverter(const std::string& op_type) {
+const OpConverter* FindConverter(const std::string& op_type) {
   auto it = Table().find(op_type);
-  return it == Table().end() ? nullptr : it->second;
+  return it == Table().end() ? nullptr : &it->second;
 }
 
 std::vector<std::string> ConverterOpTypes() {

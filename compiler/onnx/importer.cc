@@ -17,6 +17,7 @@
 #include "compiler/onnx/fuse_gelu.h"
 #include "compiler/onnx/import_context.h"
 #include "compiler/onnx/model_file.h"
+#include "compiler/onnx/model_nodes.h"
 #include "compiler/onnx/onnx_tensor.h"
 #include "compiler/reference/interpreter.h"
 
@@ -49,8 +50,10 @@ std::string DimsText(const std::vector<int64_t>& dims) {
 
 class Importer : public NodeContext {
  public:
-  Importer(const onnx::ModelProto& model, const ImportOptions& options, int64_t opset)
-      : model_(model), options_(options), opset_(opset), builder_(GraphName(model)) {}
+  Importer(const onnx::ModelProto& model, const ImportOptions& options, int64_t opset,
+           const std::vector<const onnx::NodeProto*>& nodes)
+      : model_(model), options_(options), opset_(opset), nodes_(nodes),
+        builder_(GraphName(model)) {}
 
   absl::StatusOr<ImportedModel> Run();
 
@@ -79,10 +82,12 @@ class Importer : public NodeContext {
   absl::Status ConvertNode(const onnx::NodeProto& node);
   std::string UniqueName(const std::string& base);
   absl::StatusOr<Graph> LiveGraph(const std::vector<NodeId>& outputs);
+  absl::Status CheckDeclaredOutputs(const Graph& graph) const;
 
   const onnx::ModelProto& model_;
   const ImportOptions& options_;
   const int64_t opset_;
+  const std::vector<const onnx::NodeProto*>& nodes_;
   GraphBuilder builder_;
   absl::flat_hash_map<std::string, NodeId> values_;
   absl::flat_hash_map<std::string, const onnx::TensorProto*> initializers_;
@@ -100,19 +105,41 @@ absl::Status Importer::CheckSupported() const {
     int count = 0;
     std::string first;
   };
+  // Op type -> why not, with its uses.
   std::map<std::string, Use> unsupported;
-  for (const onnx::NodeProto& n : model_.graph().node()) {
+  std::map<std::string, std::string> why;
+  auto opset_of = [&](const std::string& domain) -> int64_t {
+    for (const onnx::OperatorSetIdProto& o : model_.opset_import()) {
+      if (o.domain() == domain) return o.version();
+    }
+    return 0;
+  };
+  for (const onnx::NodeProto* node : nodes_) {
+    const onnx::NodeProto& n = *node;
     const bool default_domain = n.domain().empty() || n.domain() == "ai.onnx";
-    if (default_domain && FindConverter(n.op_type()) != nullptr) continue;
+    const OpConverter* converter = default_domain ? FindConverter(n.op_type()) : nullptr;
+    if (converter != nullptr && opset_ >= converter->first_opset &&
+        opset_ <= converter->last_opset) {
+      continue;
+    }
     const std::string key =
         default_domain ? n.op_type() : absl::StrCat(n.domain(), "::", n.op_type());
     Use& use = unsupported[key];
     if (use.count++ == 0) use.first = n.name().empty() ? n.output(0) : n.name();
+    if (converter == nullptr) {
+      why[key] = absl::StrCat("(opset ", default_domain ? opset_ : opset_of(n.domain()), ")");
+    } else if (opset_ > converter->last_opset) {
+      why[key] = absl::StrCat("(opset ", opset_, "): this build knows ", n.op_type(),
+                              " up to opset ", converter->last_opset);
+    } else {
+      why[key] = absl::StrCat("(opset ", opset_, "): ai.onnx has ", n.op_type(), " from opset ",
+                              converter->first_opset);
+    }
   }
   if (unsupported.empty()) return absl::OkStatus();
   std::vector<std::string> lines;
   for (const auto& [op, use] : unsupported) {
-    lines.push_back(absl::StrCat("  ", op, " (opset ", opset_, "): ", use.count, " node",
+    lines.push_back(absl::StrCat("  ", op, " ", why[op], ": ", use.count, " node",
                                  use.count == 1 ? "" : "s", ", first '", use.first, "'"));
   }
   return absl::InvalidArgumentError(
@@ -283,7 +310,7 @@ absl::Status Importer::ConvertNode(const onnx::NodeProto& n) {
   node_ = &n;
   outputs_.assign(n.output_size(), NodeId());
   const int first_new = builder_.num_nodes();
-  RK_RETURN_IF_ERROR(FindConverter(n.op_type())(*this));
+  RK_RETURN_IF_ERROR(FindConverter(n.op_type())->convert(*this));
   const std::string base =
       SanitizeName(n.name().empty() ? (n.output_size() > 0 ? n.output(0) : n.op_type()) : n.name());
   // Results first (they get the node's own name), then the helpers.
@@ -350,10 +377,46 @@ absl::StatusOr<Graph> Importer::LiveGraph(const std::vector<NodeId>& outputs) {
   return out;
 }
 
+// A graph output the model declares with a static shape (and an element
+// type) must have that type: ONNX Runtime refuses a model whose declared
+// shapes contradict its ops, and a difference here is a conversion bug.
+absl::Status Importer::CheckDeclaredOutputs(const Graph& graph) const {
+  for (int i = 0; i < model_.graph().output_size(); ++i) {
+    const onnx::ValueInfoProto& o = model_.graph().output(i);
+    if (!o.type().has_tensor_type()) continue;
+    const onnx::TypeProto::Tensor& t = o.type().tensor_type();
+    const TensorType& actual = graph.type(graph.outputs()[i]);
+    if (t.elem_type() != 0) {
+      absl::StatusOr<DType> declared = DTypeFromOnnx(t.elem_type());
+      if (declared.ok() && *declared != actual.dtype) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "output '", o.name(), "' is declared ", OnnxTypeName(t.elem_type()), ", its ops make ",
+            actual.ToString()));
+      }
+    }
+    if (!t.has_shape()) continue;
+    std::vector<int64_t> dims;
+    bool is_static = true;
+    for (const onnx::TensorShapeProto::Dimension& d : t.shape().dim()) {
+      is_static = is_static && d.has_dim_value();
+      dims.push_back(d.dim_value());
+    }
+    if (!is_static) continue;
+    // Bound input shapes (--input-shape) may differ from what the model was
+    // exported with only where dims were symbolic, so static outputs hold.
+    if (dims != actual.shape.dims()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "output '", o.name(), "' is declared ", DimsText(dims), ", its ops make ",
+          actual.ToString()));
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<ImportedModel> Importer::Run() {
   RK_RETURN_IF_ERROR(CheckSupported());
   RK_RETURN_IF_ERROR(AddInputs());
-  for (const onnx::NodeProto& n : model_.graph().node()) RK_RETURN_IF_ERROR(ConvertNode(n));
+  for (const onnx::NodeProto* n : nodes_) RK_RETURN_IF_ERROR(ConvertNode(*n));
   std::vector<NodeId> outputs;
   for (const onnx::ValueInfoProto& o : model_.graph().output()) {
     RK_ASSIGN_OR_RETURN(NodeId id, Value(o.name()));
@@ -362,6 +425,7 @@ absl::StatusOr<ImportedModel> Importer::Run() {
   if (outputs.empty()) return absl::InvalidArgumentError("the model has no outputs");
   ImportedModel result;
   RK_ASSIGN_OR_RETURN(result.graph, LiveGraph(outputs));
+  RK_RETURN_IF_ERROR(CheckDeclaredOutputs(result.graph));
   RK_RETURN_IF_ERROR(FuseGelu(result.graph).status());
   // Only origins of nodes that survived.
   absl::flat_hash_set<std::string> kept;
@@ -392,8 +456,11 @@ std::string SanitizeName(const std::string& onnx_name) {
 absl::StatusOr<ImportedModel> ImportModel(const onnx::ModelProto& model,
                                           const ImportOptions& options) {
   RK_ASSIGN_OR_RETURN(int64_t opset, DefaultOpset(model));
-  Importer importer(model, options, opset);
-  return importer.Run();
+  RK_ASSIGN_OR_RETURN(ModelNodes nodes, ModelNodesToConvert(model));
+  Importer importer(model, options, opset, nodes.nodes);
+  RK_ASSIGN_OR_RETURN(ImportedModel imported, importer.Run());
+  imported.functions_inlined = nodes.functions_inlined;
+  return imported;
 }
 
 absl::StatusOr<ImportedModel> ImportModelFile(const std::string& path, ImportOptions options) {

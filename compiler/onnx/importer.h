@@ -17,7 +17,12 @@
 // - Ops without a reprokit op are lowered (Gemm, BatchNormalization,
 //   Flatten, HardSigmoid, ...); docs/ONNX.md lists every supported op type.
 //   Unsupported input is one InvalidArgument listing every unsupported op
-//   type with the opset, count and first node name.
+//   type with the opset, count and first node name; an op of a newer opset
+//   than the importer knows (import_context.h: each converter's opset
+//   range, up to kNewestOpset) is listed with the newest it knows.
+// - Local functions are inlined and nodes sorted first (model_nodes.h).
+// - A graph output declared with a static shape must come out with that
+//   type (InvalidArgument otherwise).
 //
 // The namespace is onnx_io, not onnx, because ONNX's own classes live in
 // namespace ::onnx.
@@ -58,6 +63,7 @@ struct ImportedModel {
   std::string producer;  // "pytorch 2.1", or empty
   std::vector<NodeOrigin> origins;
   int64_t initializer_bytes = 0;
+  int functions_inlined = 0;  // calls of local functions replaced by their bodies
 };
 
 absl::StatusOr<ImportedModel> ImportModel(const onnx::ModelProto& model,

@@ -20,10 +20,10 @@ absl::StatusOr<onnx::ModelProto> CheckParsed(onnx::ModelProto model, const std::
     return absl::InvalidArgumentError(absl::StrCat(
         what, ": not an ONNX model (no ir_version or no graph in the protobuf)"));
   }
-  if (model.ir_version() < 3 || model.ir_version() > onnx::IR_VERSION) {
+  if (model.ir_version() < 3 || model.ir_version() > kNewestIrVersion) {
     return absl::InvalidArgumentError(absl::StrCat(
         what, ": ONNX IR version ", model.ir_version(), " is not supported (this build reads 3 to ",
-        static_cast<int>(onnx::IR_VERSION), ")"));
+        kNewestIrVersion, ")"));
   }
   if (absl::StatusOr<int64_t> opset = DefaultOpset(model); !opset.ok()) {
     return absl::InvalidArgumentError(absl::StrCat(what, ": ", opset.status().message()));
