@@ -1,0 +1,302 @@
+"""The ATen -> reprokit converter, op family by op family, through the real CLI.
+
+Each case is a small function traced by make_fx (torch 1.13's ATen graphs);
+its bundle must load and pass `reprokit check` with the built-in compiler, and
+`reprokit run` on the recorded inputs must give torch's eager outputs. Then an
+MLP's forward and backward graphs from AOT autograd, a planted fault that
+`check` must catch, and unsupported ops that must be listed, never dropped.
+"""
+
+import json
+import os
+import unittest
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from rk_testutil import (assert_close, make_fx, new_dir, reprokit, reprokit_torch,
+                         run_outputs)
+
+torch.manual_seed(0)
+
+
+def r(*shape, dtype=torch.float32):
+    return torch.randn(*shape).to(dtype)
+
+
+CASES = {
+    # elementwise, unary and binary, with scalars and broadcasting
+    "unary": (lambda x: (x.neg(), x.abs(), x.exp(), torch.tanh(x), torch.sigmoid(x), x.relu(),
+                         torch.erf(x), torch.sin(x), torch.cos(x), x.floor(), x.ceil(),
+                         x.round(), torch.trunc(x)), [r(3, 5)]),
+    "positive_unary": (lambda x: (x.log(), x.sqrt(), x.rsqrt(), x.reciprocal(), torch.log1p(x),
+                                  x ** 0.5, x ** 3), [torch.rand(4, 4) + 0.5]),
+    "binary": (lambda x, y: (x + y, x - 2 * y, x * y, x / y, torch.maximum(x, y),
+                             torch.minimum(x, y), x + 1.5, 3 - x, x * 2, torch.pow(x.abs(), y),
+                             torch.add(x, y, alpha=3)), [r(4, 6), r(6)]),
+    "integer": (lambda a, b: (a + b, a * 3, torch.remainder(a, b), torch.div(a, b),
+                              torch.div(a, b, rounding_mode="floor"), a.float() / 2),
+                [torch.randint(-20, 20, (5,)), torch.randint(1, 6, (5,))]),
+    "compare_where": (lambda x, y: (torch.where(x > y, x, y), x == y, x != 0.5, x <= y,
+                                    torch.where(x < 0, 0.0, x), x.masked_fill(x > 1, -1.0),
+                                    torch.logical_and(x > 0, y > 0), ~(x > 0), torch.isnan(x)),
+                      [r(3, 4), r(3, 4)]),
+    "activations": (lambda x: (F.gelu(x), F.gelu(x, approximate="tanh"), F.silu(x),
+                               F.hardtanh(x), F.leaky_relu(x, 0.1), torch.clamp(x, -0.5, 0.7),
+                               torch.clamp(x, min=0.0), F.hardswish(x), F.hardsigmoid(x)),
+                    [r(2, 8)]),
+    # reductions
+    "reductions": (lambda x: (x.sum(), x.sum(1), x.mean(0, keepdim=True), x.amax(1),
+                              x.amin((0, 1)), x.max(1)[0], x.max(1)[1], x.argmax(1), x.argmax(),
+                              x.var(1), x.std(0), torch.cumsum(x, 1),
+                              torch.logsumexp(x, 1)), [r(5, 7)]),
+    "bool_reductions": (lambda x: ((x > 0).any(1), (x > -3).all(), (x > 0).sum(1)), [r(4, 3)]),
+    # matmul family
+    "matmul": (lambda a, b, c, bias: (a @ b, torch.bmm(c, c.transpose(1, 2)),
+                                      torch.addmm(bias, a, b), F.linear(a, b.t(), bias),
+                                      torch.matmul(c, b[:, :3]), torch.mv(a, b[:, 0])),
+               [r(4, 6), r(6, 5), r(2, 3, 6), r(5)]),
+    # convolution and pooling
+    "conv_pool": (lambda x, w, b, w1: (F.conv2d(x, w, b, stride=2, padding=1),
+                                       F.conv2d(x, w[:, :1].repeat(1, 1, 1, 1)[:3], None,
+                                                groups=3, dilation=2, padding=2),
+                                       F.max_pool2d(x, 3, 2, 1), F.avg_pool2d(x, 2),
+                                       F.avg_pool2d(x, 3, 1, 1, count_include_pad=False),
+                                       F.adaptive_avg_pool2d(x, 1), F.adaptive_avg_pool2d(x, 4),
+                                       F.conv1d(x[:, :, 0], w1, padding=1)),
+                  [r(2, 3, 8, 8), r(4, 3, 3, 3), r(4), r(5, 3, 3)]),
+    # views and layout
+    "layout": (lambda x: (x.view(6, 4), x.reshape(-1), x.permute(2, 0, 1), x.transpose(0, 2),
+                          x.t() if x.dim() == 2 else x[0].t(), x[:, 1:3], x[..., ::2], x[1],
+                          x[:, -1], x.unsqueeze(1).expand(2, 5, 3, 4), x.flatten(1),
+                          x[:1].squeeze(0), torch.cat([x, x * 2], 1), torch.stack([x, x], 0),
+                          *torch.split(x, [1, 2], 1), *x.chunk(2, 2), *x.unbind(0),
+                          F.pad(x, (1, 2)), F.pad(x, (0, 0, 1, 1), value=3.0),
+                          x.contiguous(), x.clone()), [r(2, 3, 4)]),
+    "as_strided": (lambda x: (torch.as_strided(x, (3, 3), (1, 3)),
+                              torch.as_strided(x, (2, 2), (4, 1), 2)), [r(4, 4)]),
+    # indexing
+    "indexing": (lambda x, i, j: (torch.index_select(x, 0, i), torch.index_select(x, 1, j),
+                                  torch.gather(x, 1, j.view(1, -1).expand(5, -1)),
+                                  x[i], x[:, j], x[i, j[:3]], F.embedding(i, x)),
+                 [r(5, 6), torch.tensor([4, 0, 2]), torch.tensor([5, 1, 1, 0])]),
+    # casts and creation
+    "casts": (lambda x, n: (x.to(torch.float64) * 2, x.half().float(), x.bfloat16(),
+                            x.int(), n.float() + x[0, :1], (x > 0).long(), n.to(torch.int32),
+                            x.to(torch.float16) + 1),
+              [r(3, 4) * 10, torch.randint(-5, 5, (4,))]),
+    "creation": (lambda x: (x + torch.zeros(3, 4), torch.ones_like(x) * 2,
+                            torch.full((2, 3), 7.5), torch.arange(6) * 2,
+                            torch.arange(1, 10, 3), torch.arange(0.0, 1.0, 0.25) + x[0, 0],
+                            x + torch.scalar_tensor(2.0), torch.ones(2) * 3,
+                            torch.zeros(3, dtype=torch.int64) + 5), [r(3, 4)]),
+    # normalizations
+    "softmax_norm": (lambda x, w, b: (torch.softmax(x, -1), torch.log_softmax(x, 1),
+                                      torch.softmax(x, 0),
+                                      F.layer_norm(x, (6,), w, b, 1e-5),
+                                      F.layer_norm(x, (6,)),
+                                      torch.ops.aten.native_layer_norm(x, [6], w, b, 1e-5)[1],
+                                      torch.ops.aten.native_layer_norm(x, [6], w, b, 1e-5)[2]),
+                     [r(4, 6), r(6), r(6)]),
+    "batch_norm": (lambda x, rm, rv, w, b: (F.batch_norm(x, rm, rv, w, b, False, 0.1, 1e-5),
+                                             F.batch_norm(x, None, None, w, b, True, 0.1, 1e-5)),
+                   [r(4, 3, 5, 5), r(3), torch.rand(3) + 0.5, r(3), r(3)]),
+    "half_precision": (lambda x, y: (x * y + x, x.float().softmax(-1).half(), x.sum(1),
+                                     torch.where(x > 0, x, y) * 0.1), [r(4, 8, dtype=torch.float16),
+                                                r(4, 8, dtype=torch.float16)]),
+    "bfloat16": (lambda x, y: (x * y - x, x @ y.t(), x.relu().sum(0)),
+                 [r(4, 8, dtype=torch.bfloat16), r(4, 8, dtype=torch.bfloat16)]),
+    "losses": (lambda x, y, t: (F.mse_loss(x, y), F.mse_loss(x, y, reduction="sum"),
+                                F.nll_loss(torch.log_softmax(x, 1), t),
+                                F.cross_entropy(x, t)),
+               [r(4, 5), r(4, 5), torch.tensor([1, 0, 4, 2])]),
+}
+
+
+class ConvertOps(unittest.TestCase):
+    def check_case(self, name, fn, inputs):
+        gm = make_fx(fn)(*inputs)
+        with torch.no_grad():
+            want = fn(*inputs)
+        want = list(want) if isinstance(want, (tuple, list)) else [want]
+        path = reprokit_torch.save(gm, inputs, new_dir(name), judge=False)
+        check = reprokit("check", path)
+        self.assertEqual(check.returncode, 0, "%s: reprokit check exit %d\n%s%s\n%s" % (
+            name, check.returncode, check.stdout, check.stderr,
+            open(os.path.join(path, "graph.rk")).read()))
+        self.assertIn("verdict:   pass", check.stdout)
+        got = run_outputs(path)
+        self.assertEqual(len(got), len(want), name)
+        for k, (g, w) in enumerate(zip(got, want)):
+            assert_close(self, g, w, "%s output %d" % (name, k))
+        return path
+
+
+for _name, (_fn, _inputs) in CASES.items():
+    def _test(self, name=_name, fn=_fn, inputs=_inputs):
+        self.check_case(name, fn, inputs)
+    setattr(ConvertOps, "test_" + _name, _test)
+
+
+class Bundles(unittest.TestCase):
+    def test_bundle_records_torch_and_inputs(self):
+        x = r(3, 70)  # more than 64 elements: a blob constant besides the input blobs
+        gm = make_fx(lambda x: x * torch.arange(210.0).view(3, 70))(x)
+        path = reprokit_torch.save(gm, [x], new_dir("records"), judge=False,
+                                   inner_backend="inductor", stage="aot",
+                                   graph_kind="forward")
+        doc = json.load(open(os.path.join(path, "repro.json")))
+        src = doc["provenance"]["source"]
+        self.assertEqual(src["torch_version"], torch.__version__)
+        self.assertEqual(src["inner_backend"], "inductor")
+        self.assertEqual(src["device"], "cpu")
+        self.assertIn("aten.mul.Tensor", src["aten_ops"])
+        self.assertTrue(doc["provenance"]["command_line"])
+        self.assertEqual(doc["inputs"][0]["source"], "blob")
+        self.assertEqual(doc["inputs"][0]["byte_size"], 3 * 70 * 4)
+        self.assertFalse(doc["expected"]["judged"])
+        self.assertIn("sha256:", open(os.path.join(path, "graph.rk")).read())
+        got = run_outputs(path)
+        assert_close(self, got[0], x * torch.arange(210.0).view(3, 70), "blob constant")
+
+    def test_stored_blocks_load_as_well(self):
+        os.environ["REPROKIT_TORCH_STORED_BLOBS"] = "1"
+        try:
+            x = r(40, 40)
+            path = reprokit_torch.save(make_fx(lambda x: x.exp())(x), [x], new_dir("stored"),
+                                       judge=False)
+        finally:
+            del os.environ["REPROKIT_TORCH_STORED_BLOBS"]
+        self.assertEqual(reprokit("store", "verify", "--root",
+                                  os.path.join(path, "blobs")).returncode, 0)
+        assert_close(self, run_outputs(path)[0], x.exp(), "stored-block input")
+
+    def test_judged_bundle_records_the_verdict(self):
+        x = r(4, 4)
+        path = reprokit_torch.save(make_fx(lambda x: (x * 2).relu())(x), [x], new_dir("judged"),
+                                   reprokit=os.environ.get("REPROKIT_BIN") or None)
+        doc = json.load(open(os.path.join(path, "repro.json")))
+        if doc["expected"]["judged"]:
+            self.assertEqual(doc["expected"]["kind"], "pass")
+
+    def test_rewrites_a_bundle_but_not_other_folders(self):
+        x = r(2)
+        gm = make_fx(lambda x: x + 1)(x)
+        path = reprokit_torch.save(gm, [x], new_dir("again"), judge=False)
+        reprokit_torch.save(gm, [x], path, judge=False)  # replaces its own bundle
+        other = new_dir("other")
+        os.makedirs(other)
+        open(os.path.join(other, "keep.txt"), "w").write("mine")
+        with self.assertRaises(FileExistsError):
+            reprokit_torch.save(gm, [x], other, judge=False)
+
+
+class TrainingGraphs(unittest.TestCase):
+    def aot_graphs(self, model, inputs, decompositions=None):
+        from functorch.compile import aot_function, make_boxed_func
+        graphs = {}
+
+        def keep(kind):
+            def compiler(gm, example_inputs):
+                graphs[kind] = gm
+                return make_boxed_func(gm.forward)
+            return compiler
+        params = [p for p in model.parameters()]
+        names = [n for n, _ in model.named_parameters()]
+
+        def f(*args):
+            ps, xs = args[:len(params)], args[len(params):]
+            out = torch.nn.utils.stateless.functional_call(model, dict(zip(names, ps)), xs)
+            return F.mse_loss(out, torch.zeros_like(out))
+        compiled = aot_function(f, keep("forward"), keep("backward"),
+                                decompositions=decompositions or {})
+        leaves = [p.detach().clone().requires_grad_(True) for p in params]
+        loss = compiled(*leaves, *inputs)
+        loss.backward()
+        return graphs, leaves, loss
+
+    def test_mlp_forward_and_backward(self):
+        torch.manual_seed(1)
+        model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 16), nn.GELU(),
+                              nn.LayerNorm(16), nn.Linear(16, 4))
+        x = r(6, 8)
+        graphs, leaves, loss = self.aot_graphs(model, [x])
+        # The forward graph on the real parameters and input.
+        fw_inputs = [p.detach() for p in leaves] + [x]
+        with torch.no_grad():
+            fw_out = graphs["forward"](*fw_inputs)
+        fw = reprokit_torch.save(graphs["forward"], fw_inputs, new_dir("mlp_fw"), judge=False,
+                                 graph_kind="forward", stage="aot")
+        check = reprokit("check", fw)
+        self.assertEqual(check.returncode, 0, check.stdout + check.stderr)
+        got = run_outputs(fw)
+        assert_close(self, got[0], fw_out[0], "forward loss")
+        assert_close(self, got[0], loss.detach(), "forward loss vs the real run")
+        # The backward graph: saved activations and the incoming gradient.
+        bw_inputs = [t.detach() for t in fw_out[1:]] + [torch.ones(())]
+        with torch.no_grad():
+            bw_out = [t for t in graphs["backward"](*bw_inputs) if t is not None]
+        bw = reprokit_torch.save(graphs["backward"], bw_inputs, new_dir("mlp_bw"), judge=False,
+                                 graph_kind="backward", stage="aot")
+        check = reprokit("check", bw)
+        self.assertEqual(check.returncode, 0, check.stdout + check.stderr)
+        got = run_outputs(bw)
+        self.assertEqual(len(got), len(leaves))
+        for k, (g, w, leaf) in enumerate(zip(got, bw_out, leaves)):
+            assert_close(self, g, w, "backward output %d" % k)
+            assert_close(self, g, leaf.grad, "gradient of parameter %d" % k)
+        # A planted fault in relu, which the forward graph has: caught.
+        fault = reprokit("check", fw, "--opt", "faults=relu:accuracy")
+        self.assertEqual(fault.returncode, 1, fault.stdout + fault.stderr)
+        self.assertIn("accuracy", fault.stdout)
+        # The forward graph with `grad` marks: reprokit differentiates it and judges the
+        # gradients too.
+        marked = reprokit_torch.save(graphs["forward"], fw_inputs, new_dir("mlp_fw_grad"),
+                                     judge=False, grad_inputs=range(len(leaves)))
+        self.assertIn(" grad", open(os.path.join(marked, "graph.rk")).read())
+        check = reprokit("check", marked)
+        self.assertIn(check.returncode, (0, 1), check.stdout + check.stderr)
+
+
+class Unsupported(unittest.TestCase):
+    def test_every_unsupported_op_is_listed(self):
+        def f(x):
+            a = torch.cumprod(x, 1)
+            b = torch.cumprod(x * 2, 0)
+            v, i = torch.sort(x, 1)
+            return a + b + v, torch.fmod(x, 0.3)
+        x = r(3, 4)
+        gm = make_fx(f)(x)
+        with self.assertRaises(reprokit_torch.UnsupportedOpsError) as caught:
+            reprokit_torch.save(gm, [x], new_dir("unsupported"), judge=False)
+        err = caught.exception
+        ops = {op: (count, first) for op, count, first, _ in err.ops}
+        self.assertEqual(ops["aten.cumprod.default"], (2, "cumprod"))
+        self.assertIn("aten.sort.default", ops)
+        self.assertIn("aten.fmod.Scalar", ops)
+        self.assertIn("aten.cumprod.default x2, first at node cumprod", str(err))
+        self.assertNotIn("aten.mul.Tensor", ops)  # supported ops are not listed
+
+    def test_refused_uses_name_the_reason(self):
+        x = r(1, 2, 5, 5)
+        gm = make_fx(lambda x: F.conv_transpose2d(x, torch.ones(2, 3, 3, 3)))(x)
+        with self.assertRaises(reprokit_torch.UnsupportedOpsError) as caught:
+            reprokit_torch.save(gm, [x], new_dir("transposed"), judge=False)
+        self.assertIn("transposed convolution", str(caught.exception))
+
+    def test_random_ops_are_refused_unless_recorded(self):
+        x = r(4, 4)
+        gm = make_fx(lambda x: x + torch.rand(4, 4))(x)
+        with self.assertRaises(reprokit_torch.UnsupportedOpsError) as caught:
+            reprokit_torch.save(gm, [x], new_dir("random"), judge=False)
+        self.assertIn("random", str(caught.exception))
+        path = reprokit_torch.save(gm, [x], new_dir("random_inputs"), judge=False,
+                                   random="inputs")
+        doc = json.load(open(os.path.join(path, "repro.json")))
+        self.assertEqual(len(doc["inputs"]), 2)
+        self.assertEqual(reprokit("check", path).returncode, 0)
+
+
+if __name__ == "__main__":
+    unittest.main()
