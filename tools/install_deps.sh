@@ -29,6 +29,7 @@ PACKAGES=(
   protobuf-compiler
   python3-onnx      # ONNX's node test cases and onnx.helper (ONNX tests)
   python3-numpy
+  python3-torch     # torch.fx / make_fx ATen graphs (python/reprokit_torch tests)
   chromium          # renders reports in tools/report_browser_test.sh (headless)
   libcurl4-openssl-dev  # the remote content store (Bazel HTTP cache protocol)
   nginx-light       # WebDAV PUT: the remote store's tests run their own on 127.0.0.1
@@ -57,6 +58,7 @@ MARKERS=(
   /usr/bin/protoc
   /usr/lib/python3/dist-packages/onnx/__init__.py
   /usr/lib/python3/dist-packages/numpy/__init__.py
+  /usr/lib/python3/dist-packages/torch/__init__.py
   /usr/bin/chromium
   /usr/include/x86_64-linux-gnu/curl/curl.h
   /usr/sbin/nginx

@@ -8,7 +8,7 @@ Needs torch and numpy only; `reprokit` itself is used when found (to judge).
 """
 
 from .accuracy import same_within_tolerance, rmse
-from .backend import backend
+from .capture import backend
 from .bundle import save
 from .convert import UnsupportedOpsError, convert
 

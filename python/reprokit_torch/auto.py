@@ -14,7 +14,7 @@ wrapping needs torch.compile, torch >= 2).
 import os
 import sys
 
-from . import backend as _backend
+from . import capture as _backend
 
 
 def settings(environ=None):

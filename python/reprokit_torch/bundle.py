@@ -122,7 +122,7 @@ def command_line():
 def save(gm, example_inputs, out_dir, *, name=None, backend=None, backend_options=None,
          device=None, stage=None, graph_kind="graph", inner_backend=None, inner_config=None,
          torch_verdict=None, grad_inputs=(), random="refuse", reprokit=None, judge=True,
-         decompositions=None, tolerance=None):
+         decompositions=None, tolerance=None, options=()):
     """Writes the bundle `out_dir` for `gm` run on `example_inputs`; returns its path.
 
     gm: an ATen-level GraphModule (make_fx, AOT autograd), or a Dynamo-level one,
@@ -133,6 +133,7 @@ def save(gm, example_inputs, out_dir, *, name=None, backend=None, backend_option
     grad_inputs: indices of inputs to mark `grad` (docs/FORMAT.md).
     random: "refuse" random ops, or record their values as "inputs".
     judge: run `reprokit check` to record the verdict when a binary is found.
+    options: more reprokit compile options, "key=value" (e.g. "faults=relu:accuracy").
     Raises convert.UnsupportedOpsError listing every op that does not map.
     """
     example_inputs = list(example_inputs)
@@ -204,7 +205,7 @@ def _write(tmp, conv, a):
         "version": 1,
         "graph": "graph.rk",
         "compile_options": {"text": compile_options_text(a["backend"], a["backend_options"],
-                                                         a["device"])},
+                                                         a["device"], a["options"])},
         "inputs": inputs,
         "expected": dict(NOT_JUDGED),
         "tolerance": tolerance,

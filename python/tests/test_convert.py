@@ -15,7 +15,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from rk_testutil import (assert_close, make_fx, new_dir, reprokit, reprokit_torch,
+from rk_testutil import (REPROKIT, assert_close, make_fx, new_dir, reprokit, reprokit_torch,
                          run_outputs)
 
 torch.manual_seed(0)
@@ -172,13 +172,32 @@ class Bundles(unittest.TestCase):
                                   os.path.join(path, "blobs")).returncode, 0)
         assert_close(self, run_outputs(path)[0], x.exp(), "stored-block input")
 
-    def test_judged_bundle_records_the_verdict(self):
-        x = r(4, 4)
-        path = reprokit_torch.save(make_fx(lambda x: (x * 2).relu())(x), [x], new_dir("judged"),
-                                   reprokit=os.environ.get("REPROKIT_BIN") or None)
-        doc = json.load(open(os.path.join(path, "repro.json")))
-        if doc["expected"]["judged"]:
-            self.assertEqual(doc["expected"]["kind"], "pass")
+    def test_judged_bundle_records_the_verdict_and_minifies(self):
+        def f(x, w):
+            h = torch.tanh(x @ w) + 1.0
+            return (h.relu() * 2.0).sum(1), torch.sigmoid(h)
+        x, w = r(4, 8), r(8, 8)
+        gm = make_fx(f)(x, w)
+        ok = reprokit_torch.save(gm, [x, w], new_dir("judged_pass"), reprokit=REPROKIT)
+        doc = json.load(open(os.path.join(ok, "repro.json")))
+        self.assertTrue(doc["expected"]["judged"])
+        self.assertEqual(doc["expected"]["kind"], "pass")
+        bug = reprokit_torch.save(gm, [x, w], new_dir("judged_bug"), reprokit=REPROKIT,
+                                  options=["faults=relu:accuracy"])
+        doc = json.load(open(os.path.join(bug, "repro.json")))
+        self.assertTrue(doc["expected"]["judged"])
+        self.assertEqual(doc["expected"]["kind"], "accuracy")
+        self.assertIn("relu", doc["expected"]["signature"])
+        self.assertEqual(doc["compile_options"]["text"], "faults=relu:accuracy")
+        self.assertIn("relu", open(os.path.join(bug, "README.md")).read())
+        out = new_dir("judged_min")
+        mini = reprokit("minify", bug, "-o", out)
+        self.assertEqual(mini.returncode, 0, mini.stdout + mini.stderr)
+        small = open(os.path.join(out, "graph.rk")).read()
+        self.assertIn("relu(", small)
+        self.assertNotIn("sigmoid(", small)
+        big = open(os.path.join(bug, "graph.rk")).read()
+        self.assertLess(small.count(" = "), big.count(" = "))
 
     def test_rewrites_a_bundle_but_not_other_folders(self):
         x = r(2)
@@ -256,7 +275,8 @@ class TrainingGraphs(unittest.TestCase):
                                      judge=False, grad_inputs=range(len(leaves)))
         self.assertIn(" grad", open(os.path.join(marked, "graph.rk")).read())
         check = reprokit("check", marked)
-        self.assertIn(check.returncode, (0, 1), check.stdout + check.stderr)
+        self.assertEqual(check.returncode, 0, check.stdout + check.stderr)
+        self.assertIn("grad(", check.stdout)
 
 
 class Unsupported(unittest.TestCase):

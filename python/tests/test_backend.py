@@ -1,0 +1,209 @@
+"""The capturing backend's logic on torch 1.13 (no torch.compile there).
+
+GraphCapture is driven as torch.compile's AOT stage drives it: make_fx and
+AOT-autograd graphs handed to fake inner compilers that fail to compile, fail
+to run, or compute a wrong relu (as Inductor's planted bug does). Also the
+accuracy rule, the fp64 graph and the environment switch's parsing.
+"""
+
+import copy
+import io
+import json
+import os
+import unittest
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from rk_testutil import REPROKIT, make_fx, new_dir, reprokit, reprokit_torch
+from reprokit_torch import accuracy, auto
+from reprokit_torch import capture as rb
+
+
+def wrong_relu_compiler(gm, example_inputs):
+    """A compiler whose relu is off by one on positive inputs."""
+    gm = copy.deepcopy(gm)  # the checker's eager run must stay right
+    for n in gm.graph.nodes:
+        if n.op == "call_function" and n.target is torch.ops.aten.relu.default:
+            n.target = bad_relu
+    gm.recompile()
+    return gm
+
+
+def bad_relu(x):
+    return torch.relu(x) + (x > 0).to(x.dtype)
+
+
+def wrong_mm_compiler(gm, example_inputs):
+    """A compiler whose matrix products are 1% too large."""
+    gm = copy.deepcopy(gm)
+    for n in gm.graph.nodes:
+        if n.op == "call_function" and n.target is torch.ops.aten.mm.default:
+            n.target = bad_mm
+    gm.recompile()
+    return gm
+
+
+def bad_mm(a, b):
+    return torch.mm(a, b) * 1.01
+
+
+def failing_compiler(gm, example_inputs):
+    raise RuntimeError("planted compile error")
+
+
+def crashing_compiler(gm, example_inputs):
+    def run(*args):
+        raise RuntimeError("planted runtime error")
+    return run
+
+
+def mlp(x, w1, w2):
+    return torch.relu(x @ w1) @ w2
+
+
+class Capture(unittest.TestCase):
+    def setUp(self):
+        torch.manual_seed(0)
+        self.inputs = [torch.randn(4, 8), torch.randn(8, 16), torch.randn(16, 3)]
+        self.gm = make_fx(mlp)(*self.inputs)
+        self.log = io.StringIO()
+
+    def capture(self, level="accuracy"):
+        return rb.GraphCapture(new_dir("bugs"), level=level, stage="aot", inner_name="fake",
+                               reprokit=REPROKIT, log=self.log)
+
+    def test_accuracy_failure_is_saved(self):
+        cap = self.capture()
+        compiled = cap.compile(self.gm, self.inputs, wrong_relu_compiler, "forward")
+        self.assertTrue(callable(compiled))  # the user's program goes on with it
+        self.assertEqual(len(cap.saved), 1, self.log.getvalue())
+        path, kind = cap.saved[0]
+        self.assertEqual(kind, "accuracy")
+        self.assertTrue(path.endswith("forward-0"))
+        with open(os.path.join(path, "repro.json")) as f:
+            doc = json.load(f)
+        verdict = doc["provenance"]["source"]["torch_verdict"]
+        self.assertEqual(verdict["kind"], "accuracy")
+        self.assertGreater(verdict["outputs"][0]["rmse_result_vs_fp64"],
+                           verdict["outputs"][0]["rmse_reference_vs_fp64"])
+        self.assertEqual(doc["provenance"]["source"]["graph_kind"], "forward")
+        self.assertEqual(doc["provenance"]["source"]["inner_backend"], "fake")
+        # The graph is the one the compiler saw; reprokit's own relu fault reproduces on it.
+        with open(os.path.join(path, "graph.rk")) as f:
+            self.assertIn("relu(", f.read())
+        self.assertEqual(reprokit("check", path).returncode, 0)
+        self.assertEqual(reprokit("check", path, "--opt", "faults=relu:accuracy").returncode, 1)
+
+    def test_good_compiler_saves_nothing(self):
+        cap = self.capture()
+        cap.compile(self.gm, self.inputs, lambda gm, ex: gm, "forward")
+        self.assertEqual(cap.saved, [])
+
+    def test_compile_level_ignores_wrong_results(self):
+        cap = self.capture(level="compile")
+        cap.compile(self.gm, self.inputs, wrong_relu_compiler, "forward")
+        self.assertEqual(cap.saved, [])
+
+    def test_compile_error_is_saved_and_raised(self):
+        cap = self.capture(level="compile")
+        with self.assertRaisesRegex(RuntimeError, "planted compile error"):
+            cap.compile(self.gm, self.inputs, failing_compiler, "forward")
+        self.assertEqual([k for _, k in cap.saved], ["compile_error"])
+        with open(os.path.join(cap.saved[0][0], "repro.json")) as f:
+            doc = json.load(f)
+        self.assertIn("planted compile error",
+                      doc["provenance"]["source"]["torch_verdict"]["message"])
+
+    def test_runtime_error_is_saved_and_raised(self):
+        cap = self.capture(level="runtime")
+        with self.assertRaisesRegex(RuntimeError, "planted runtime error"):
+            cap.compile(self.gm, self.inputs, crashing_compiler, "forward")
+        self.assertEqual([k for _, k in cap.saved], ["runtime_error"])
+
+    def test_fake_inputs_become_seeded_real_ones(self):
+        from torch._subclasses.fake_tensor import FakeTensorMode
+        with FakeTensorMode() as mode:
+            fakes = [mode.from_tensor(t) for t in self.inputs]
+        real = rb.real_inputs(fakes)
+        self.assertEqual([tuple(t.shape) for t in real], [tuple(t.shape) for t in self.inputs])
+        self.assertFalse(any(type(t).__name__ == "FakeTensor" for t in real))
+        again = rb.real_inputs(fakes)
+        self.assertTrue(all(torch.equal(a, b) for a, b in zip(real, again)))
+
+    def test_aot_forward_and_backward_are_captured_separately(self):
+        from functorch.compile import aot_function, make_boxed_func
+        cap = self.capture()
+
+        def boxed(compiler):
+            return lambda gm, ex: make_boxed_func(compiler(gm, ex))
+        fn = aot_function(mlp,
+                          lambda g, ex: cap.compile(g, ex, boxed(wrong_relu_compiler), "forward"),
+                          lambda g, ex: cap.compile(g, ex, boxed(wrong_mm_compiler), "backward"))
+        leaves = [t.clone().requires_grad_(True) for t in self.inputs]
+        fn(*leaves).sum().backward()
+        kinds = sorted(os.path.basename(p).split("-")[0] for p, _ in cap.saved)
+        self.assertEqual(kinds, ["backward", "forward"], self.log.getvalue())
+        for path, _ in cap.saved:
+            self.assertEqual(reprokit("check", path).returncode, 0)
+            with open(os.path.join(path, "repro.json")) as f:
+                self.assertEqual(json.load(f)["provenance"]["source"]["torch_verdict"]["kind"],
+                                 "accuracy")
+
+
+class AccuracyRule(unittest.TestCase):
+    def test_allclose_passes(self):
+        ref = torch.randn(100)
+        ok, details = accuracy.same_within_tolerance([ref], [ref + 1e-6], [ref.double()])
+        self.assertTrue(ok)
+        self.assertEqual(details[0]["reason"], "allclose")
+
+    def test_rmse_rule(self):
+        torch.manual_seed(3)
+        fp64 = torch.randn(1000, dtype=torch.float64)
+        ref = (fp64 + 1e-3 * torch.randn(1000, dtype=torch.float64)).float()
+        near = (fp64 + 1.5e-3 * torch.randn(1000, dtype=torch.float64)).float()
+        far = (fp64 + 1e-2 * torch.randn(1000, dtype=torch.float64)).float()
+        self.assertTrue(accuracy.same_within_tolerance([ref], [near], [fp64])[0])
+        ok, details = accuracy.same_within_tolerance([ref], [far], [fp64])
+        self.assertFalse(ok)
+        self.assertEqual(details[0]["multiplier"], 2.0)
+        half = accuracy.compare(ref.half(), far.half(), fp64, tol=1e-4)[1]
+        self.assertEqual(half["multiplier"], 3.0)
+
+    def test_integers_must_be_equal_and_nans_in_place(self):
+        self.assertFalse(accuracy.same_within_tolerance([torch.tensor([1, 2])],
+                                                        [torch.tensor([1, 3])])[0])
+        nan = torch.tensor([float("nan"), 1.0])
+        self.assertTrue(accuracy.same_within_tolerance([nan], [nan.clone()])[0])
+        self.assertFalse(accuracy.same_within_tolerance([nan], [torch.tensor([0.0, 1.0])])[0])
+
+    def test_fp64_graph_promotes_dtype_arguments(self):
+        gm = make_fx(lambda x: x.to(torch.float32) * torch.ones(3, dtype=torch.float32))(
+            torch.randn(3))
+        out = rb.fp64_graph(gm)(torch.randn(3, dtype=torch.float64))
+        self.assertEqual(out.dtype, torch.float64)
+
+
+class EnvironmentSwitch(unittest.TestCase):
+    def test_settings(self):
+        self.assertIsNone(auto.settings({}))
+        self.assertIsNone(auto.settings({"REPROKIT_TORCH_CAPTURE": "off"}))
+        self.assertEqual(auto.settings({"REPROKIT_TORCH_CAPTURE": "accuracy",
+                                        "REPROKIT_TORCH_OUT": "b/"}),
+                         {"level": "accuracy", "stage": "aot", "out": "b/"})
+        self.assertEqual(auto.settings({"REPROKIT_TORCH_CAPTURE": "compile",
+                                        "REPROKIT_TORCH_STAGE": "dynamo"})["stage"], "dynamo")
+        with self.assertRaisesRegex(ValueError, "REPROKIT_TORCH_CAPTURE=always"):
+            auto.settings({"REPROKIT_TORCH_CAPTURE": "always"})
+
+    def test_backend_rejects_bad_levels(self):
+        with self.assertRaisesRegex(ValueError, "level must be one of"):
+            reprokit_torch.backend("eager", level="everything")
+        with self.assertRaisesRegex(ValueError, "stage must be one of"):
+            reprokit_torch.backend("eager", stage="inductor")
+
+
+if __name__ == "__main__":
+    unittest.main()
