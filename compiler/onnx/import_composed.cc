@@ -1,5 +1,5 @@
 // ONNX ops that reprokit spells with several of its own ops: trigonometric
-// and hyperbolic forms, Celu, Shrink, IsInf, the norm-like reductions,
+// and hyperbolic forms, Celu, Shrink, Mish, IsInf, the norm-like reductions,
 // InstanceNormalization, DepthToSpace / SpaceToDepth and Trilu. Formulas
 // as in the ONNX operator documents; docs/ONNX.md lists them.
 #include <algorithm>
@@ -68,6 +68,13 @@ absl::Status ConvertComposed(NodeContext& ctx) {
     RK_ASSIGN_OR_RETURN(NodeId zero, ctx.Scalar(dtype, 0.0));
     RK_ASSIGN_OR_RETURN(NodeId inner, ctx.Emit(Op::kWhere, {above, minus, zero}));
     RK_ASSIGN_OR_RETURN(r, ctx.Emit(Op::kWhere, {below, plus, inner}));
+  } else if (type == "Mish") {
+    // x * tanh(softplus(x)), softplus(x) = log(1 + exp(x)) (opset 18)
+    RK_ASSIGN_OR_RETURN(NodeId e, ctx.Emit(Op::kExp, {x}));
+    RK_ASSIGN_OR_RETURN(NodeId e1, WithScalar(ctx, Op::kAdd, e, 1.0));
+    RK_ASSIGN_OR_RETURN(NodeId sp, ctx.Emit(Op::kLog, {e1}));
+    RK_ASSIGN_OR_RETURN(NodeId t, ctx.Emit(Op::kTanh, {sp}));
+    RK_ASSIGN_OR_RETURN(r, ctx.Emit(Op::kMul, {x, t}));
   } else if (type == "IsInf") {
     RK_ASSIGN_OR_RETURN(int64_t positive, ctx.AttrInt("detect_positive", 1));
     RK_ASSIGN_OR_RETURN(int64_t negative, ctx.AttrInt("detect_negative", 1));
@@ -94,26 +101,15 @@ absl::Status ConvertNormReduce(NodeContext& ctx) {
   RK_ASSIGN_OR_RETURN(NodeId x, ctx.Input(0));
   const int rank = ctx.type(x).shape.rank();
   RK_ASSIGN_OR_RETURN(int64_t keepdims, ctx.AttrInt("keepdims", 1));
-  RK_ASSIGN_OR_RETURN(int64_t noop, ctx.AttrInt("noop_with_empty_axes", 0));
-  RK_ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> attr_axes, ctx.AttrInts("axes"));
-  std::vector<int64_t> axes = attr_axes.value_or(std::vector<int64_t>{});
-  if (axes.empty() && ctx.HasInput(1)) {
-    RK_ASSIGN_OR_RETURN(axes, ctx.ConstantInts(1));
-  }
-  if (axes.empty() && (noop != 0 || rank == 0)) {
+  // The axes became input 1 in opset 18.
+  RK_ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> reduced, ReduceAxes(ctx, rank, 18));
+  if (!reduced.has_value()) {
+    // noop_with_empty_axes=1 and no axes: "the output tensor would be
+    // equivalent to input tensor", as the operator documents say.
     ctx.SetOutput(0, x);
     return absl::OkStatus();
   }
-  if (axes.empty()) {
-    axes.resize(rank);
-    std::iota(axes.begin(), axes.end(), 0);
-  }
-  for (int64_t& a : axes) {
-    RK_ASSIGN_OR_RETURN(int n, ctx.Axis(a, rank));
-    a = n;
-  }
-  std::sort(axes.begin(), axes.end());
-  axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
+  const std::vector<int64_t> axes = *std::move(reduced);
   auto sum = [&](NodeId v) -> absl::StatusOr<NodeId> {
     Attributes attrs;
     attrs.Set("axes", axes);

@@ -182,15 +182,28 @@ absl::Status CastTo(NodeContext& ctx, DType dtype) {
 }
 }  // namespace
 
+// Opset 19's `saturate` says how a float8 target holds values out of its
+// range; reprokit has no float8 dtype (DTypeFromOnnx refuses the targets), so
+// for every target it has the attribute changes nothing. Before opset 19 it
+// is no attribute of the op.
+absl::Status CheckSaturate(NodeContext& ctx) {
+  if (ctx.FindAttr("saturate") == nullptr) return absl::OkStatus();
+  if (ctx.opset() < 19) return ctx.Error("attribute 'saturate' is from opset 19");
+  RK_ASSIGN_OR_RETURN(int64_t saturate, ctx.AttrInt("saturate", 1));
+  if (saturate != 0 && saturate != 1) return ctx.Error("saturate must be 0 or 1");
+  return absl::OkStatus();
+}
+
 absl::Status ConvertCast(NodeContext& ctx) {
   RK_ASSIGN_OR_RETURN(int64_t to, ctx.AttrInt("to", -1));
-  if (ctx.FindAttr("saturate") != nullptr) return ctx.Unsupported("attribute 'saturate'");
+  RK_RETURN_IF_ERROR(CheckSaturate(ctx));
   absl::StatusOr<DType> dtype = DTypeFromOnnx(static_cast<int32_t>(to));
   if (!dtype.ok()) return ctx.Error(std::string(dtype.status().message()));
   return CastTo(ctx, *dtype);
 }
 
 absl::Status ConvertCastLike(NodeContext& ctx) {
+  RK_RETURN_IF_ERROR(CheckSaturate(ctx));
   RK_ASSIGN_OR_RETURN(NodeId like, ctx.Input(1));
   return CastTo(ctx, ctx.type(like).dtype);
 }
@@ -288,6 +301,32 @@ absl::Status ConvertActivation(NodeContext& ctx) {
     return ctx.Unsupported("this activation");
   }
   ctx.SetOutput(0, result);
+  return absl::OkStatus();
+}
+
+absl::Status ConvertGelu(NodeContext& ctx) {
+  RK_ASSIGN_OR_RETURN(NodeId x, ctx.Input(0));
+  RK_ASSIGN_OR_RETURN(std::string approximate, ctx.AttrString("approximate", "none"));
+  NodeId r;
+  if (approximate == "none") {
+    // reprokit's gelu is the exact (erf) form.
+    RK_ASSIGN_OR_RETURN(Op gelu, OpNamed(ctx, "gelu"));
+    RK_ASSIGN_OR_RETURN(r, ctx.Emit(gelu, {x}));
+  } else if (approximate == "tanh") {
+    // 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3)))
+    RK_ASSIGN_OR_RETURN(NodeId x2, ctx.Emit(Op::kMul, {x, x}));
+    RK_ASSIGN_OR_RETURN(NodeId x3, ctx.Emit(Op::kMul, {x2, x}));
+    RK_ASSIGN_OR_RETURN(NodeId cubic, Scale(ctx, x3, 0.044715));
+    RK_ASSIGN_OR_RETURN(NodeId inner, ctx.Emit(Op::kAdd, {x, cubic}));
+    RK_ASSIGN_OR_RETURN(NodeId scaled, Scale(ctx, inner, std::sqrt(2.0 / M_PI)));
+    RK_ASSIGN_OR_RETURN(NodeId t, ctx.Emit(Op::kTanh, {scaled}));
+    RK_ASSIGN_OR_RETURN(NodeId one_plus, AddScalar(ctx, t, 1.0));
+    RK_ASSIGN_OR_RETURN(NodeId half_x, Scale(ctx, x, 0.5));
+    RK_ASSIGN_OR_RETURN(r, ctx.Emit(Op::kMul, {half_x, one_plus}));
+  } else {
+    return ctx.Error(absl::StrCat("approximate must be 'none' or 'tanh', not '", approximate, "'"));
+  }
+  ctx.SetOutput(0, r);
   return absl::OkStatus();
 }
 

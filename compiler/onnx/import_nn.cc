@@ -1,4 +1,5 @@
 // ONNX reductions, matmul, normalization, convolution and pooling.
+#include <algorithm>
 #include <cmath>
 #include <numeric>
 #include <string>
@@ -88,7 +89,88 @@ absl::StatusOr<Window> ReadWindow(NodeContext& ctx, const Shape& x, std::vector<
   return w;
 }
 
+// Pad modes that repeat the data's own values, one gather per padded axis
+// with a constant index vector: position j of the padded axis (j < 0 before
+// the data, j >= d after it) reads
+//   edge:    clamp(j, 0, d - 1)
+//   reflect: j mirrored at both ends without repeating the end element
+//            (period 2(d - 1), as numpy.pad's "reflect"; d = 1 reads 0)
+//   wrap:    j mod d (opset 19)
+absl::StatusOr<NodeId> PadByGather(NodeContext& ctx, NodeId x, const std::vector<int64_t>& pads,
+                                   const std::string& mode) {
+  RK_ASSIGN_OR_RETURN(Op gather, OpNamed(ctx, "gather"));
+  const int rank = ctx.type(x).shape.rank();
+  for (int k = 0; k < rank; ++k) {
+    const int64_t before = pads[k], after = pads[k + rank];
+    if (before == 0 && after == 0) continue;
+    const int64_t d = ctx.type(x).shape.dim(k);
+    if (d == 0) return ctx.Error(absl::StrCat("mode '", mode, "' pads an empty dim ", k));
+    const int64_t n = before + d + after;
+    if (n > (int64_t{1} << 31)) return ctx.Error(absl::StrCat("pads make dim ", k, " ", n, " long"));
+    HostTensor index(TensorType(DType::kI64, Shape({n})));
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t j = i - before;
+      int64_t src;
+      if (mode == "edge") {
+        src = std::clamp<int64_t>(j, 0, d - 1);
+      } else if (mode == "wrap") {
+        src = ((j % d) + d) % d;
+      } else if (d == 1) {
+        src = 0;
+      } else {
+        const int64_t period = 2 * (d - 1);
+        const int64_t m = ((j % period) + period) % period;
+        src = m < d ? m : period - m;
+      }
+      index.SetInt(i, src);
+    }
+    RK_ASSIGN_OR_RETURN(NodeId indices, ctx.EmitConstant(std::move(index)));
+    Attributes g;
+    g.Set("axis", int64_t{k});
+    RK_ASSIGN_OR_RETURN(x, ctx.Emit(gather, {x, indices}, std::move(g)));
+  }
+  return x;
+}
+
 }  // namespace
+
+absl::StatusOr<std::optional<std::vector<int64_t>>> ReduceAxes(NodeContext& ctx, int rank,
+                                                               int64_t input_opset) {
+  using Axes = std::optional<std::vector<int64_t>>;
+  std::vector<int64_t> axes;
+  bool noop = false;
+  if (ctx.opset() >= input_opset) {
+    if (ctx.FindAttr("axes") != nullptr) {
+      return ctx.Error(absl::StrCat("from opset ", input_opset,
+                                    " the axes are input 1, not an attribute"));
+    }
+    if (ctx.HasInput(1)) {
+      RK_ASSIGN_OR_RETURN(axes, ctx.ConstantInts(1));
+    }
+    RK_ASSIGN_OR_RETURN(int64_t n, ctx.AttrInt("noop_with_empty_axes", 0));
+    noop = n != 0;
+  } else {
+    if (ctx.num_inputs() > 1) {
+      return ctx.Error(absl::StrCat("before opset ", input_opset,
+                                    " the axes are an attribute, not an input"));
+    }
+    RK_ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> a, ctx.AttrInts("axes"));
+    if (a.has_value()) axes = *a;
+  }
+  if (axes.empty()) {
+    if (noop || rank == 0) return Axes();
+    axes.resize(rank);
+    std::iota(axes.begin(), axes.end(), 0);
+  }
+  std::vector<int64_t> normalized;
+  for (int64_t a : axes) {
+    RK_ASSIGN_OR_RETURN(int n, ctx.Axis(a, rank));
+    normalized.push_back(n);
+  }
+  std::sort(normalized.begin(), normalized.end());
+  normalized.erase(std::unique(normalized.begin(), normalized.end()), normalized.end());
+  return Axes(std::move(normalized));
+}
 
 absl::Status ConvertReduce(NodeContext& ctx) {
   const std::string& type = ctx.node().op_type();
@@ -100,34 +182,14 @@ absl::Status ConvertReduce(NodeContext& ctx) {
   RK_ASSIGN_OR_RETURN(NodeId x, ctx.Input(0));
   const int rank = ctx.type(x).shape.rank();
   RK_ASSIGN_OR_RETURN(int64_t keepdims, ctx.AttrInt("keepdims", 1));
-  RK_ASSIGN_OR_RETURN(int64_t noop, ctx.AttrInt("noop_with_empty_axes", 0));
-  std::vector<int64_t> axes;
-  const bool axes_input = type == "ReduceSum" ? ctx.opset() >= 13 : ctx.opset() >= 18;
-  if (axes_input) {
-    if (ctx.HasInput(1)) {
-      RK_ASSIGN_OR_RETURN(axes, ctx.ConstantInts(1));
-    }
-  } else {
-    RK_ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> a, ctx.AttrInts("axes"));
-    if (a.has_value()) axes = *a;
+  RK_ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> axes,
+                      ReduceAxes(ctx, rank, type == "ReduceSum" ? 13 : 18));
+  if (!axes.has_value()) {
+    ctx.SetOutput(0, x);
+    return absl::OkStatus();
   }
-  if (axes.empty()) {
-    if (noop != 0 || rank == 0) {
-      ctx.SetOutput(0, x);
-      return absl::OkStatus();
-    }
-    axes.resize(rank);
-    std::iota(axes.begin(), axes.end(), 0);
-  }
-  std::vector<int64_t> normalized;
-  for (int64_t a : axes) {
-    RK_ASSIGN_OR_RETURN(int n, ctx.Axis(a, rank));
-    normalized.push_back(n);
-  }
-  std::sort(normalized.begin(), normalized.end());
-  normalized.erase(std::unique(normalized.begin(), normalized.end()), normalized.end());
   Attributes attrs;
-  attrs.Set("axes", std::move(normalized));
+  attrs.Set("axes", *std::move(axes));
   attrs.Set("keepdim", keepdims != 0);
   RK_ASSIGN_OR_RETURN(NodeId r, ctx.Emit(op, {x}, std::move(attrs)));
   ctx.SetOutput(0, r);
@@ -450,7 +512,10 @@ absl::Status ConvertGlobalPool(NodeContext& ctx) {
 absl::Status ConvertPad(NodeContext& ctx) {
   RK_ASSIGN_OR_RETURN(Op pad, OpNamed(ctx, "pad"));
   RK_ASSIGN_OR_RETURN(std::string mode, ctx.AttrString("mode", "constant"));
-  if (mode != "constant") return ctx.Unsupported(absl::StrCat("mode '", mode, "'"));
+  if (mode != "constant" && mode != "reflect" && mode != "edge" &&
+      !(mode == "wrap" && ctx.opset() >= 19)) {
+    return ctx.Unsupported(absl::StrCat("mode '", mode, "' (opset ", ctx.opset(), ")"));
+  }
   RK_ASSIGN_OR_RETURN(NodeId x, ctx.Input(0));
   const Shape shape = ctx.type(x).shape;
   const int rank = shape.rank();
@@ -471,6 +536,9 @@ absl::Status ConvertPad(NodeContext& ctx) {
                                       ", the data ", std::string(DTypeName(ctx.type(x).dtype))));
       }
       value = v.GetDouble(0);
+    }
+    if (ctx.num_inputs() > 3 && ctx.opset() < 18) {
+      return ctx.Error("input 3 (axes) is from opset 18");
     }
     if (ctx.HasInput(3)) {
       // Pads for some axes only: widen to every axis.
@@ -520,6 +588,11 @@ absl::Status ConvertPad(NodeContext& ctx) {
     s.Set("limit", limit);
     s.Set("stride", stride);
     RK_ASSIGN_OR_RETURN(x, ctx.Emit(Op::kSlice, {x}, std::move(s)));
+  }
+  if (mode != "constant") {
+    RK_ASSIGN_OR_RETURN(NodeId r, PadByGather(ctx, x, pads, mode));
+    ctx.SetOutput(0, r);
+    return absl::OkStatus();
   }
   Attributes attrs;
   attrs.Set("pads", pads);

@@ -1,4 +1,21 @@
-// The table of ONNX op types the importer converts (default domain).
+// The table of ONNX op types the importer converts (default domain), each
+// with the opsets it implements (import_context.h): from the op's first
+// version when that is past opset 1, and up to kNewestOpset unless noted.
+// Checked against ONNX's operator changelog for opsets 18 to 21, the changes
+// to ops of this table and where they are handled:
+//   18: Reduce{Max,Min,Mean,L1,L2,LogSum,LogSumExp,SumSquare}: axes input and
+//       noop_with_empty_axes (ReduceAxes); Pad: axes input; Split:
+//       num_outputs (ConvertSplit); ScatterND/ScatterElements: reduction
+//       max and min; new ops Mish, GroupNormalization
+//   19: AveragePool: dilations; Cast/CastLike: saturate (float8 only); Pad:
+//       wrap mode; Equal, Identity, Reshape, Shape, Size, Constant: types
+//   20: Gelu (new); ReduceMax/ReduceMin: bool; IsInf/IsNaN,
+//       ConstantOfShape: types
+//   21: GroupNormalization: scale and bias per channel, stash_type;
+//       Cast, CastLike, Constant, ConstantOfShape, Flatten, Identity, Pad,
+//       Reshape, Shape, Size, Squeeze, Transpose, Unsqueeze: int4/uint4 types
+// Type-only changes add types reprokit does not have (the element type
+// check refuses them by name), so those converters need no version switch.
 #include <map>
 #include <string>
 #include <vector>
@@ -33,6 +50,7 @@ const std::map<std::string, OpConverter>& Table() {
       {"Softplus", &ConvertActivation}, {"Softsign", &ConvertActivation},
       {"ThresholdedRelu", &ConvertActivation},
       {"Identity", &ConvertIdentity}, {"Dropout", &ConvertIdentity},
+      {"Gelu", {&ConvertGelu, 20}},
       // Tensors, shapes, constants.
       {"Constant", &ConvertConstant}, {"Shape", &ConvertShape}, {"Size", &ConvertSize},
       {"ConstantOfShape", &ConvertConstantOfShape}, {"Range", &ConvertRange},
@@ -47,7 +65,7 @@ const std::map<std::string, OpConverter>& Table() {
       {"ArgMax", &ConvertArgMax}, {"ArgMin", &ConvertArgMax},
       {"MatMul", &ConvertMatMul}, {"Gemm", &ConvertGemm},
       {"Softmax", &ConvertSoftmax}, {"LogSoftmax", &ConvertSoftmax},
-      {"LayerNormalization", &ConvertLayerNorm},
+      {"LayerNormalization", {&ConvertLayerNorm, 17}},
       {"BatchNormalization", &ConvertBatchNorm},
       {"Conv", &ConvertConv}, {"MaxPool", &ConvertPool}, {"AveragePool", &ConvertPool},
       {"GlobalAveragePool", &ConvertGlobalPool}, {"GlobalMaxPool", &ConvertGlobalPool},
@@ -55,6 +73,7 @@ const std::map<std::string, OpConverter>& Table() {
       // Composed of several reprokit ops.
       {"Tan", &ConvertComposed}, {"Sinh", &ConvertComposed}, {"Cosh", &ConvertComposed},
       {"Celu", &ConvertComposed}, {"Shrink", &ConvertComposed}, {"IsInf", &ConvertComposed},
+      {"Mish", {&ConvertComposed, 18}},
       {"ReduceL1", &ConvertNormReduce}, {"ReduceL2", &ConvertNormReduce},
       {"ReduceSumSquare", &ConvertNormReduce}, {"ReduceLogSum", &ConvertNormReduce},
       {"ReduceLogSumExp", &ConvertNormReduce},

@@ -21,6 +21,15 @@ namespace rk::compiler::onnx_io {
 // node when the build has no such op.
 absl::StatusOr<Op> OpNamed(NodeContext& ctx, const char* name);
 
+// The axes a Reduce* node reduces, normalized, sorted and unique, for an
+// input of `rank`: from the `axes` attribute before `input_opset` (13 for
+// ReduceSum, 18 for the others), from input 1 from it on; no axes means all
+// of them, or none (nullopt: the node is the identity) with
+// noop_with_empty_axes=1, an attribute of the input form only. An `axes`
+// attribute in the input form, or an axes input before it, is refused.
+absl::StatusOr<std::optional<std::vector<int64_t>>> ReduceAxes(NodeContext& ctx, int rank,
+                                                               int64_t input_opset);
+
 // import_elementwise.cc
 absl::Status ConvertUnary(NodeContext& ctx);     // Relu, Exp, Floor, ... (one reprokit op)
 absl::Status ConvertBinary(NodeContext& ctx);    // Add, Less, And, ...
@@ -35,6 +44,7 @@ absl::Status ConvertClip(NodeContext& ctx);
 absl::Status ConvertIsNaN(NodeContext& ctx);
 absl::Status ConvertActivation(NodeContext& ctx);  // LeakyRelu, HardSigmoid, Elu, ...
 absl::Status ConvertIdentity(NodeContext& ctx);    // Identity, Dropout
+absl::Status ConvertGelu(NodeContext& ctx);        // opset 20: none (erf) or tanh
 
 // import_tensor.cc (layout, shapes and constants)
 absl::Status ConvertConstant(NodeContext& ctx);
@@ -69,7 +79,7 @@ absl::Status ConvertPad(NodeContext& ctx);
 absl::Status ConvertCumSum(NodeContext& ctx);
 
 // import_composed.cc (several reprokit ops each)
-absl::Status ConvertComposed(NodeContext& ctx);      // Tan, Sinh, Cosh, Celu, Shrink, IsInf
+absl::Status ConvertComposed(NodeContext& ctx);  // Tan, Sinh, Cosh, Celu, Shrink, Mish, IsInf
 absl::Status ConvertNormReduce(NodeContext& ctx);    // ReduceL1/L2/SumSquare/LogSum/LogSumExp
 absl::Status ConvertInstanceNorm(NodeContext& ctx);
 absl::Status ConvertSpaceDepth(NodeContext& ctx);    // DepthToSpace, SpaceToDepth

@@ -390,6 +390,7 @@ absl::Status ConvertSplit(NodeContext& ctx) {
   RK_ASSIGN_OR_RETURN(int64_t axis_attr, ctx.AttrInt("axis", 0));
   RK_ASSIGN_OR_RETURN(int axis, ctx.Axis(axis_attr, in.rank()));
   const int outputs = ctx.node().output_size();
+  const int64_t d = in.dim(axis);
   std::vector<int64_t> sizes;
   if (ctx.opset() < 13) {
     RK_ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> s, ctx.AttrInts("split"));
@@ -397,12 +398,37 @@ absl::Status ConvertSplit(NodeContext& ctx) {
   } else if (ctx.HasInput(1)) {
     RK_ASSIGN_OR_RETURN(sizes, ctx.ConstantInts(1));
   }
-  const int64_t d = in.dim(axis);
-  if (sizes.empty()) {
-    // Equal parts; the last may be smaller (opset 18's rule; before it the
-    // split had to be even, which this includes).
+  const onnx::AttributeProto* num_outputs = ctx.FindAttr("num_outputs");
+  if (num_outputs != nullptr && ctx.opset() < 18) {
+    return ctx.Error("attribute 'num_outputs' is from opset 18");
+  }
+  if (num_outputs != nullptr) {
+    if (!sizes.empty() || ctx.HasInput(1)) {
+      return ctx.Error("both a 'split' input and 'num_outputs' (ONNX allows one)");
+    }
+    RK_ASSIGN_OR_RETURN(int64_t n, ctx.AttrInt("num_outputs", 0));
+    if (n != outputs) {
+      return ctx.Error(absl::StrCat("num_outputs=", n, " but the node has ", outputs, " outputs"));
+    }
+  }
+  if (sizes.empty() && !ctx.HasInput(1)) {
+    if (outputs <= 0) return ctx.Error("no outputs");
+    if (ctx.opset() < 18 && d % outputs != 0) {
+      // Before opset 18 equal parts had to be exact.
+      return ctx.Error(absl::StrCat("dim ", d, " does not split into ", outputs,
+                                    " equal parts (before opset 18 it must)"));
+    }
+    // Opset 18: parts of ceil(d / n), the last one smaller. A split where
+    // that leaves the last part nothing, or less, follows the rule while
+    // the last part is >= 0 (9 into 4: 3,3,3,0) and is refused below it.
     const int64_t part = (d + outputs - 1) / outputs;
-    for (int i = 0; i < outputs; ++i) sizes.push_back(std::max<int64_t>(0, std::min(part, d - part * i)));
+    const int64_t last = d - part * (outputs - 1);
+    if (last < 0) {
+      return ctx.Error(absl::StrCat("dim ", d, " into ", outputs, " parts of ", part,
+                                    " leaves the last part ", last, " elements"));
+    }
+    sizes.assign(outputs, part);
+    sizes.back() = last;
   }
   if (static_cast<int>(sizes.size()) != outputs) {
     return ctx.Error(absl::StrCat(sizes.size(), " split sizes for ", outputs, " outputs"));
