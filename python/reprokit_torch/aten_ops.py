@@ -1155,3 +1155,184 @@ def _nll_loss_backward(cx, args, kwargs, out):
 def _getitem(cx, args, kwargs, out):
     v = args[0][args[1]]
     return v.get() if isinstance(v, Lazy) else v
+
+
+# -- more of the core opset, composed ------------------------------------------
+
+def _flip_axis(cx, x, axis):
+    if x.shape[axis] <= 1:
+        return x
+    index = cx.constant(torch.arange(x.shape[axis] - 1, -1, -1, dtype=torch.int64))
+    return cx.gather(x, index, axis)
+
+
+@on("aten.flip.default")
+def _flip(cx, args, kwargs, out):
+    x = cx.tensor(args[0])
+    for axis in dims_of(args[1], x.rank):
+        x = _flip_axis(cx, x, axis)
+    return x
+
+
+@on("aten.log2.default", "aten.log10.default")
+def _log_base(cx, args, kwargs, out):
+    x = cx.tensor(args[0], odt(out))
+    base = 2.0 if "log2" in cx._current_op else 10.0
+    return cx.binary("mul", cx.unary("log", x), 1.0 / math.log(base))
+
+
+@on("aten.sinh.default", "aten.cosh.default")
+def _sinh_cosh(cx, args, kwargs, out):
+    x = cx.tensor(args[0], odt(out))
+    a, b = cx.unary("exp", x), cx.unary("exp", cx.unary("neg", x))
+    return cx.binary("mul", cx.binary("sub" if "sinh" in cx._current_op else "add", a, b), 0.5)
+
+
+@on("aten.tan.default")
+def _tan(cx, args, kwargs, out):
+    x = cx.tensor(args[0], odt(out))
+    return cx.binary("div", cx.unary("sin", x), cx.unary("cos", x))
+
+
+@on("aten.elu.default")
+def _elu(cx, args, kwargs, out):
+    x = cx.tensor(args[0], odt(out))
+    alpha = float(arg(args, kwargs, 1, "alpha", 1.0))
+    scale = float(arg(args, kwargs, 2, "scale", 1.0))
+    input_scale = float(arg(args, kwargs, 3, "input_scale", 1.0))
+    neg = cx.binary("mul", cx.binary("sub", cx.unary("exp", cx.binary("mul", x, input_scale)),
+                                     1.0), alpha)
+    y = cx.where(cx.binary("gt", x, 0.0), x, neg, x.dtype)
+    return cx.binary("mul", y, scale) if scale != 1.0 else y
+
+
+@on("aten.upsample_nearest2d.vec", "aten.upsample_nearest2d.default")
+def _upsample_nearest(cx, args, kwargs, out):
+    x = cx.tensor(args[0])
+    for axis in (2, 3):
+        n_in, n_out = x.shape[axis], out.shape[axis]
+        if n_in == n_out:
+            continue
+        # torch's nearest: source index floor(i * in / out).
+        index = torch.div(torch.arange(n_out, dtype=torch.int64) * n_in, n_out,
+                          rounding_mode="floor")
+        x = cx.gather(x, cx.constant(index), axis)
+    return x
+
+
+@on("aten.native_group_norm.default")
+def _group_norm(cx, args, kwargs, out):
+    dt = odt(out[0])
+    x = cx.tensor(args[0], dt)
+    w, b = args[1], args[2]
+    n, c, groups, eps = args[3], args[4], args[6], float(args[7])
+    grouped = cx.reshape(x, [n, groups, int(np.prod(x.shape)) // (n * groups)])
+    mean, rstd = _norm_stats(cx, grouped, [2], eps)
+    y = cx.reshape(cx.binary("mul", cx.binary("sub", grouped, mean), rstd), x.shape)
+    if w is not None:
+        y = cx.binary("mul", y, _channel(cx, w, dt, x.rank))
+    if b is not None:
+        y = cx.binary("add", y, _channel(cx, b, dt, x.rank))
+    return (y, Lazy(lambda: cx.reshape(mean, out[1].shape)),
+            Lazy(lambda: cx.reshape(rstd, out[2].shape)))
+
+
+@on("aten.avg_pool1d.default", "aten.adaptive_avg_pool1d.default")
+def _pool1d(cx, args, kwargs, out):
+    x = cx.tensor(args[0])
+    x4 = cx.unsqueeze(x, x.rank - 1)  # [.., C, 1, L]
+    if "adaptive" in cx._current_op:
+        length, n_out = x.shape[-1], out.shape[-1]
+        if length % n_out:
+            raise Refused("adaptive_avg_pool1d whose windows differ in size")
+        kernel, stride, pad, include = length // n_out, length // n_out, 0, True
+    else:
+        kernel = _pair(args[1])[0]
+        stride = _pair(arg(args, kwargs, 2, "stride") or [kernel])[0]
+        pad = _pair(arg(args, kwargs, 3, "padding", 0))[0]
+        if arg(args, kwargs, 4, "ceil_mode", False):
+            raise Refused("avg_pool1d with ceil_mode")
+        include = bool(arg(args, kwargs, 5, "count_include_pad", True))
+    if x4.rank == 3:
+        x4 = cx.unsqueeze(x4, 0)
+    shape = list(x4.shape[:3]) + [(x4.shape[3] + 2 * pad - kernel) // stride + 1]
+    y = cx.op("avg_pool2d", [x4], {"kernel": [1, kernel], "strides": [1, stride],
+                                   "pads": [0, pad, 0, pad], "count_include_pad": include},
+              x.dtype, shape)
+    return cx.reshape(y, out.shape)
+
+
+@on("aten.reflection_pad1d.default", "aten.reflection_pad2d.default",
+    "aten.replication_pad1d.default", "aten.replication_pad2d.default")
+def _edge_pad(cx, args, kwargs, out):
+    x = cx.tensor(args[0])
+    pad = list(args[1])
+    reflect = "reflection" in cx._current_op
+    for k in range(len(pad) // 2):
+        axis = x.rank - 1 - k
+        before, after = pad[2 * k], pad[2 * k + 1]
+        size = x.shape[axis]
+        parts = []
+        if before:
+            edge = (cx.slice(x, axis, 1, before + 1) if reflect else
+                    cx.broadcast_to(cx.slice(x, axis, 0, 1),
+                                    _with(x.shape, axis, before)))
+            parts.append(_flip_axis(cx, edge, axis) if reflect else edge)
+        parts.append(x)
+        if after:
+            edge = (cx.slice(x, axis, size - after - 1, size - 1) if reflect else
+                    cx.broadcast_to(cx.slice(x, axis, size - 1, size),
+                                    _with(x.shape, axis, after)))
+            parts.append(_flip_axis(cx, edge, axis) if reflect else edge)
+        x = cx.concat(parts, axis)
+    return x
+
+
+def _with(shape, axis, n):
+    shape = list(shape)
+    shape[axis] = n
+    return shape
+
+
+@on("aten.embedding_dense_backward.default")
+def _embedding_dense_backward(cx, args, kwargs, out):
+    # grad_weight = onehot(indices)^T @ grad: a matmul, no scatter.
+    dt = odt(out)
+    g, idx = cx.tensor(args[0], dt), cx.tensor(args[1], "i64")
+    num_weights, padding_idx = args[2], args[3]
+    if arg(args, kwargs, 4, "scale_grad_by_freq", False):
+        raise Refused("embedding_dense_backward with scale_grad_by_freq")
+    positions = int(np.prod(idx.shape))
+    dim = out.shape[1]
+    flat_idx = cx.reshape(idx, [positions, 1])
+    hit = cx.binary("eq", cx.iota(1, "i64", [positions, num_weights]), flat_idx, "i64")
+    if padding_idx is not None and padding_idx >= 0:
+        hit = cx.binary("and", hit, cx.binary("ne", flat_idx, padding_idx, "i64"), "bool")
+    onehot_t = cx.transpose(cx.cast(hit, dt), [1, 0])
+    return cx.matmul(onehot_t, cx.reshape(g, [positions, dim]))
+
+
+@on("aten.diagonal.default", "aten.diagonal_copy.default")
+def _diagonal(cx, args, kwargs, out):
+    x = cx.tensor(args[0])
+    offset = arg(args, kwargs, 1, "offset", 0)
+    d1 = norm_dim(arg(args, kwargs, 2, "dim1", 0), x.rank)
+    d2 = norm_dim(arg(args, kwargs, 3, "dim2", 1), x.rank)
+    rest = [d for d in range(x.rank) if d not in (d1, d2)]
+    moved = cx.transpose(x, rest + [d1, d2])
+    rows, cols = x.shape[d1], x.shape[d2]
+    n = out.shape[-1]
+    r0, c0 = (0, offset) if offset >= 0 else (-offset, 0)
+    flat = cx.reshape(moved, [x.shape[d] for d in rest] + [rows * cols])
+    index = torch.arange(n, dtype=torch.int64) * (cols + 1) + (r0 * cols + c0)
+    return cx.gather(flat, cx.constant(index), len(rest))
+
+
+@on("aten.tril.default", "aten.triu.default")
+def _tril(cx, args, kwargs, out):
+    x = cx.tensor(args[0])
+    k = int(arg(args, kwargs, 1, "diagonal", 0))
+    plane = list(x.shape[-2:])
+    offset = cx.binary("sub", cx.iota(1, "i64", plane), cx.iota(0, "i64", plane), "i64")
+    keep = cx.binary("le" if "tril" in cx._current_op else "ge", offset, k, "i64")
+    return cx.broadcast_to(cx.where(keep, x, 0, x.dtype), x.shape)

@@ -8,6 +8,7 @@ MLP's forward and backward graphs from AOT autograd, a planted fault that
 """
 
 import json
+import math
 import os
 import unittest
 
@@ -107,6 +108,19 @@ CASES = {
                                                 r(4, 8, dtype=torch.float16)]),
     "bfloat16": (lambda x, y: (x * y - x, x @ y.t(), x.relu().sum(0)),
                  [r(4, 8, dtype=torch.bfloat16), r(4, 8, dtype=torch.bfloat16)]),
+    "core_more": (lambda x, i: (x.flip(1), x.flip((0, 1)), torch.log2(x.abs() + 1),
+                                torch.log10(x.abs() + 1), torch.sinh(x), torch.cosh(x),
+                                torch.tan(x * 0.5), F.elu(x), torch.diagonal(x),
+                                torch.diagonal(x, 1), torch.diagonal(x, -1),
+                                F.embedding(i, x.t()), x.tril(), x.triu(1), x.tril(-2)), [r(4, 5), torch.tensor([[0, 3], [4, 4]])]),
+    "image_ops": (lambda x, w, b: (F.interpolate(x, scale_factor=2, mode="nearest"),
+                                   F.interpolate(x, size=(5, 3), mode="nearest"),
+                                   F.group_norm(x, 2, w, b), F.avg_pool1d(x[:, :, 0], 2),
+                                   F.adaptive_avg_pool1d(x[:, :, 1], 3),
+                                   F.pad(x, (1, 2, 2, 1), mode="reflect"),
+                                   F.pad(x, (2, 1, 1, 0), mode="replicate"),
+                                   F.pad(x[:, :, 0], (2, 1), mode="reflect")),
+                  [r(2, 4, 6, 6), r(4), r(4)]),
     "losses": (lambda x, y, t: (F.mse_loss(x, y), F.mse_loss(x, y, reduction="sum"),
                                 F.nll_loss(torch.log_softmax(x, 1), t),
                                 F.cross_entropy(x, t)),
@@ -277,6 +291,57 @@ class TrainingGraphs(unittest.TestCase):
         check = reprokit("check", marked)
         self.assertEqual(check.returncode, 0, check.stdout + check.stderr)
         self.assertIn("grad(", check.stdout)
+
+
+class TinyLM(nn.Module):
+    """Embedding, one attention block with layer norms, GELU MLP, tied head."""
+
+    def __init__(self, vocab=11, dim=8, heads=2):
+        super().__init__()
+        self.heads = heads
+        self.wte = nn.Embedding(vocab, dim)
+        self.ln1, self.ln2 = nn.LayerNorm(dim), nn.LayerNorm(dim)
+        self.qkv, self.proj = nn.Linear(dim, 3 * dim), nn.Linear(dim, dim)
+        self.fc, self.out = nn.Linear(dim, 4 * dim), nn.Linear(4 * dim, dim)
+
+    def forward(self, ids):
+        b, t = ids.shape
+        x = self.wte(ids)
+        q, k, v = self.qkv(self.ln1(x)).split(x.shape[-1], dim=2)
+        shape = (b, t, self.heads, x.shape[-1] // self.heads)
+        q, k, v = (z.view(shape).transpose(1, 2) for z in (q, k, v))
+        att = (q @ k.transpose(-2, -1)) / math.sqrt(shape[-1])
+        mask = torch.ones(t, t).tril().view(1, 1, t, t)
+        att = torch.softmax(att.masked_fill(mask == 0, float("-inf")), dim=-1)
+        y = (att @ v).transpose(1, 2).reshape(b, t, -1)
+        x = x + self.proj(y)
+        x = x + self.out(F.gelu(self.fc(self.ln2(x))))
+        return x @ self.wte.weight.t()
+
+
+class TrainingBlocks(unittest.TestCase):
+    aot_graphs = TrainingGraphs.aot_graphs
+
+    def test_tiny_lm_forward_and_backward(self):
+        torch.manual_seed(2)
+        model = TinyLM()
+        ids = torch.tensor([[1, 4, 2, 9, 0], [3, 3, 7, 10, 5]])
+        graphs, leaves, loss = self.aot_graphs(model, [ids])
+        fw_inputs = [p.detach() for p in leaves] + [ids]
+        with torch.no_grad():
+            fw_out = graphs["forward"](*fw_inputs)
+        fw = reprokit_torch.save(graphs["forward"], fw_inputs, new_dir("lm_fw"), judge=False)
+        check = reprokit("check", fw)
+        self.assertEqual(check.returncode, 0, check.stdout + check.stderr)
+        assert_close(self, run_outputs(fw)[0], loss.detach(), "tiny LM loss")
+        bw_inputs = [t.detach() for t in fw_out[1:]] + [torch.ones(())]
+        bw = reprokit_torch.save(graphs["backward"], bw_inputs, new_dir("lm_bw"), judge=False)
+        check = reprokit("check", bw)
+        self.assertEqual(check.returncode, 0, check.stdout + check.stderr)
+        got = run_outputs(bw)
+        self.assertEqual(len(got), len(leaves))
+        for k, (g, leaf) in enumerate(zip(got, leaves)):
+            assert_close(self, g, leaf.grad, "tiny LM gradient %d" % k)
 
 
 class Unsupported(unittest.TestCase):
