@@ -145,7 +145,8 @@ class GraphCapture:
         self.tol, self.judge, self.reprokit, self.random = tol, judge, reprokit, random
         self.log = log
         self.counter = itertools.count()
-        self.saved = []  # (path, verdict kind)
+        self.saved = []     # (path, verdict kind)
+        self.failures = []  # (graph kind, gm, real inputs), kept for in-process tools
 
     def compile(self, gm, example_inputs, compile_fn, kind="graph"):
         """compile_fn(gm, example_inputs) -> compiled; checks it and returns it."""
@@ -184,6 +185,7 @@ class GraphCapture:
         return ok
 
     def _save(self, gm, inputs, kind, verdict):
+        self.failures.append((kind, gm, real_inputs(inputs)))
         if not self.out:
             return None
         path = os.path.join(self.out, "%s-%d" % (kind, next(self.counter)))
