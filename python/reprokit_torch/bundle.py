@@ -182,8 +182,8 @@ def _write(tmp, conv, a):
         inputs.append({"name": value.name, "dtype": value.dtype, "shape": list(value.shape),
                        "source": "blob", "sha256": store.put_blob(blobs, raw),
                        "byte_size": len(raw)})
-    header = "// The %s graph, captured from PyTorch %s by reprokit_torch.\n" % (
-        a["graph_kind"], torch.__version__)
+    what = "A graph" if a["graph_kind"] == "graph" else "The %s graph" % a["graph_kind"]
+    header = "// %s captured from PyTorch %s by reprokit_torch.\n" % (what, torch.__version__)
     with open(os.path.join(tmp, "graph.rk"), "w") as f:
         f.write(conv.graph.to_text(header))
     source = {

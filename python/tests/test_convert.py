@@ -225,6 +225,43 @@ class Bundles(unittest.TestCase):
             reprokit_torch.save(gm, [x], other, judge=False)
 
 
+class GraphForms(unittest.TestCase):
+    def test_symbolic_sizes_are_specialized_and_recorded(self):
+        def f(x, y):
+            return (x.view(x.shape[0] * x.shape[1]) + y.sum()).relu(), x.new_zeros(x.shape[1])
+        x, y = r(3, 4), r(5)
+        gm = make_fx(f, tracing_mode="symbolic")(x, y)
+        self.assertTrue(any("sym_size" in str(n.target) for n in gm.graph.nodes))
+        path = reprokit_torch.save(gm, [x, y], new_dir("symbolic"), judge=False)
+        with open(os.path.join(path, "repro.json")) as fh:
+            sizes = json.load(fh)["provenance"]["source"]["specialized_sizes"]
+        self.assertEqual(sorted(sizes.values()), [3, 4, 12])
+        with open(os.path.join(path, "graph.rk")) as fh:
+            self.assertIn("reshape(%x_1) {shape=[12]}", fh.read())
+        got = run_outputs(path)
+        assert_close(self, got[0], f(x, y)[0], "symbolic graph")
+
+    def test_torch_level_graph_is_traced_to_aten_first(self):
+        torch.manual_seed(4)
+        model = nn.Sequential(nn.Linear(4, 3), nn.ReLU(), nn.Linear(3, 2))
+        traced = torch.fx.symbolic_trace(model)  # call_module nodes, as Dynamo's graphs have
+        self.assertTrue(any(n.op == "call_module" for n in traced.graph.nodes))
+        x = r(5, 4)
+        path = reprokit_torch.save(traced, [x], new_dir("torch_level"), judge=False)
+        self.assertEqual(reprokit("check", path).returncode, 0)
+        with torch.no_grad():
+            assert_close(self, run_outputs(path)[0], model(x), "traced module")
+
+    def test_coverage_claims_match_the_handlers(self):
+        from reprokit_torch import aten_ops, coverage
+        names, _ = coverage.core_ops()
+        self.assertGreater(len(names), 150)
+        mapped = [n for n in names if coverage.status(n) == "mapped"]
+        self.assertTrue(all(n in aten_ops.HANDLERS for n in mapped))
+        self.assertIn("aten.convolution.default", mapped)
+        self.assertEqual(coverage.status("aten.sort.default"), "unsupported")
+
+
 class TrainingGraphs(unittest.TestCase):
     def aot_graphs(self, model, inputs, decompositions=None):
         from functorch.compile import aot_function, make_boxed_func
