@@ -237,19 +237,31 @@ TEST(ImportArchOpsTest, ScatterNDRefusesWhatItCannotLower) {
       {{"y", kF32, {3}}}));
   ASSERT_FALSE(dynamic.ok());
   EXPECT_THAT(dynamic.status().message(),
-              HasSubstr("indices computed at run time (input 'idx' is not known at import)"));
-  onnx::NodeProto add = node;
-  AddStringAttr(add, "reduction", "add");
+              HasSubstr("input 1 ('idx') must be a constant"));
+  onnx::NodeProto odd = node;
+  AddStringAttr(odd, "reduction", "xor");
   absl::StatusOr<ImportedModel> reduce =
-      Import(MakeModel({add}, {{"data", kF32, {3}}, {"upd", kF32, {1}}}, {{"y", kF32, {3}}},
+      Import(MakeModel({odd}, {{"data", kF32, {3}}, {"upd", kF32, {1}}}, {{"y", kF32, {3}}},
                        {Int64Tensor("idx", {1, 1}, {0})}));
   ASSERT_FALSE(reduce.ok());
-  EXPECT_THAT(reduce.status().message(), HasSubstr("reduction 'add' is not supported"));
+  EXPECT_THAT(reduce.status().message(), HasSubstr("reduction 'xor' is not supported"));
   absl::StatusOr<ImportedModel> range =
       Import(MakeModel({node}, {{"data", kF32, {3}}, {"upd", kF32, {1}}}, {{"y", kF32, {3}}},
                        {Int64Tensor("idx", {1, 1}, {3})}));
   ASSERT_FALSE(range.ok());
   EXPECT_THAT(range.status().message(), HasSubstr("index 3 is out of range for a dim of 3"));
+}
+
+TEST(ImportArchOpsTest, ScatterNDAddCombinesDuplicatesInOrder) {
+  onnx::NodeProto node = MakeNode("ScatterND", {"data", "idx", "upd"}, {"y"}, "snd");
+  AddStringAttr(node, "reduction", "add");
+  absl::StatusOr<ImportedModel> imported = Import(
+      MakeModel({node}, {{"data", kF32, {3}}, {"upd", kF32, {3}}}, {{"y", kF32, {3}}},
+                {Int64Tensor("idx", {3, 1}, {2, 0, 2})}, 16));
+  ASSERT_TRUE(imported.ok()) << imported.status();
+  EXPECT_THAT(Eval(imported->graph, {Floats({3}, {7, 8, 9}), Floats({3}, {1, 2, 3})}),
+              ElementsAre(9, 8, 13)) << PrintInline(imported->graph);
+  ExpectRoundTrip(imported->graph);
 }
 
 TEST(ImportArchOpsTest, ScatterElements) {
@@ -263,6 +275,80 @@ TEST(ImportArchOpsTest, ScatterElements) {
   EXPECT_THAT(Eval(imported->graph, {Floats({1, 5}, {1, 2, 3, 4, 5}), Floats({1, 2}, {0.5, 2.5})}),
               ElementsAre(1, 0.5, 3, 2.5, 5));
   ExpectRoundTrip(imported->graph);
+}
+
+onnx::ModelProto EinsumModel(const std::string& equation, std::vector<ValueSpec> inputs,
+                             std::vector<int64_t> out) {
+  std::vector<std::string> names;
+  for (const ValueSpec& v : inputs) names.push_back(v.name);
+  onnx::NodeProto node = MakeNode("Einsum", names, {"y"}, "einsum");
+  AddStringAttr(node, "equation", equation);
+  return MakeModel({node}, std::move(inputs), {{"y", kF32, std::move(out)}});
+}
+
+TEST(ImportArchOpsTest, EinsumBatchedMatmulWithTransposedResult) {
+  // Attention scores as exporters write them: bhid,bhjd->bhij, here with
+  // the result's labels in another order.
+  absl::StatusOr<ImportedModel> imported = Import(
+      EinsumModel("bid,bjd->bji", {{"a", kF32, {2, 1, 2}}, {"b", kF32, {2, 3, 2}}}, {2, 3, 1}));
+  ASSERT_TRUE(imported.ok()) << imported.status();
+  EXPECT_THAT(PrintInline(imported->graph), HasSubstr("matmul"));
+  // a[b] = [1, 2], [3, 4]; b rows: [1,0],[0,1],[1,1] and [2,0],[0,2],[1,-1].
+  EXPECT_THAT(Eval(imported->graph, {Floats({2, 1, 2}, {1, 2, 3, 4}),
+                                     Floats({2, 3, 2}, {1, 0, 0, 1, 1, 1, 2, 0, 0, 2, 1, -1})}),
+              ElementsAre(1, 2, 3, 6, 8, -1));
+  ExpectRoundTrip(imported->graph);
+}
+
+TEST(ImportArchOpsTest, EinsumSumsTransposesAndOuterProducts) {
+  absl::StatusOr<ImportedModel> sum =
+      Import(EinsumModel("ij->i", {{"a", kF32, {2, 3}}}, {2}));
+  ASSERT_TRUE(sum.ok()) << sum.status();
+  EXPECT_THAT(Eval(sum->graph, {Floats({2, 3}, {1, 2, 3, 4, 5, 6})}), ElementsAre(6, 15));
+  // Implicit output: the letters used once, sorted (ji -> ij, a transpose).
+  absl::StatusOr<ImportedModel> transpose =
+      Import(EinsumModel("ji", {{"a", kF32, {2, 3}}}, {3, 2}));
+  ASSERT_TRUE(transpose.ok()) << transpose.status();
+  EXPECT_THAT(Eval(transpose->graph, {Floats({2, 3}, {1, 2, 3, 4, 5, 6})}),
+              ElementsAre(1, 4, 2, 5, 3, 6));
+  absl::StatusOr<ImportedModel> outer =
+      Import(EinsumModel("i,j->ij", {{"a", kF32, {2}}, {"b", kF32, {3}}}, {2, 3}));
+  ASSERT_TRUE(outer.ok()) << outer.status();
+  EXPECT_THAT(Eval(outer->graph, {Floats({2}, {1, 2}), Floats({3}, {1, 10, 100})}),
+              ElementsAre(1, 10, 100, 2, 20, 200));
+  // Inner product, and a label summed in one operand only (k).
+  absl::StatusOr<ImportedModel> inner =
+      Import(EinsumModel("ik,i->", {{"a", kF32, {2, 2}}, {"b", kF32, {2}}}, {}));
+  ASSERT_TRUE(inner.ok()) << inner.status();
+  EXPECT_THAT(Eval(inner->graph, {Floats({2, 2}, {1, 2, 3, 4}), Floats({2}, {1, 10})}),
+              ElementsAre(73));
+  ExpectRoundTrip(inner->graph);
+}
+
+TEST(ImportArchOpsTest, EinsumEllipsisAndThreeOperands) {
+  absl::StatusOr<ImportedModel> ell = Import(EinsumModel(
+      "...ij,...jk->...ik", {{"a", kF32, {2, 1, 2}}, {"b", kF32, {2, 2, 1}}}, {2, 1, 1}));
+  ASSERT_TRUE(ell.ok()) << ell.status();
+  EXPECT_THAT(Eval(ell->graph, {Floats({2, 1, 2}, {1, 2, 3, 4}), Floats({2, 2, 1}, {5, 6, 7, 8})}),
+              ElementsAre(17, 53));
+  absl::StatusOr<ImportedModel> three = Import(EinsumModel(
+      "i,ij,j->", {{"a", kF32, {2}}, {"m", kF32, {2, 2}}, {"b", kF32, {2}}}, {}));
+  ASSERT_TRUE(three.ok()) << three.status();
+  // [1, 2] [[1, 2], [3, 4]] [1, 1]^T = 1*3 + 2*7 = 17.
+  EXPECT_THAT(Eval(three->graph, {Floats({2}, {1, 2}), Floats({2, 2}, {1, 2, 3, 4}),
+                                  Floats({2}, {1, 1})}),
+              ElementsAre(17));
+}
+
+TEST(ImportArchOpsTest, EinsumRefusesDiagonalsAndBadEquations) {
+  absl::StatusOr<ImportedModel> diagonal = Import(EinsumModel("ii->i", {{"a", kF32, {2, 2}}}, {2}));
+  ASSERT_FALSE(diagonal.ok());
+  EXPECT_THAT(diagonal.status().message(),
+              HasSubstr("a label repeated in one term ('ii', a diagonal) is not supported"));
+  absl::StatusOr<ImportedModel> rank = Import(EinsumModel("ijk->i", {{"a", kF32, {2, 2}}}, {2}));
+  ASSERT_FALSE(rank.ok());
+  EXPECT_THAT(rank.status().message(),
+              HasSubstr("term 'ijk' has 3 labels for an operand of rank 2"));
 }
 
 }  // namespace

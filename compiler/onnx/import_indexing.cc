@@ -5,15 +5,17 @@
 //   known), negative indices count from the end, and an index out of range
 //   gives 0 as reprokit's gather does (a `where` on the range check, since a
 //   flat position can be in range while one coordinate is not);
-// - ScatterND and ScatterElements (reduction "none") with indices known at
-//   import: the source of every result element (an update element, or the
-//   data) is computed on the host, and the result is
-//   where(written, gather(updates flattened, source), data). ONNX leaves
-//   duplicate indices undefined; here the last write wins, as ONNX Runtime's
-//   sequential loop gives.
-// Exact: every value is moved, none computed.
+// - ScatterND and ScatterElements with indices known at import: the source
+//   of every result element (an update element, or the data) is computed on
+//   the host, and the result is where(written, gather(updates flattened,
+//   source), data). With reduction "none" ONNX leaves duplicate indices
+//   undefined; here the last write wins, as ONNX Runtime's sequential loop
+//   gives. A reduction (add, mul, max, min) combines each element's writes
+//   in order, one `where` per round of duplicates.
+// Exact: every value is moved or combined as ONNX's loop does, in its order.
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -111,16 +113,6 @@ absl::StatusOr<NodeId> GatherFlat(NodeContext& ctx, NodeId flat_data, NodeId pos
   return ctx.Emit(gather, {flat_data, positions}, std::move(attrs));
 }
 
-// The value of input `i` as i64 positions, which must be known at import.
-absl::StatusOr<std::vector<int64_t>> KnownIndices(NodeContext& ctx, int i) {
-  absl::StatusOr<std::vector<int64_t>> values = ctx.ConstantInts(i);
-  if (!values.ok()) {
-    return ctx.Unsupported(absl::StrCat("indices computed at run time (input '",
-                                        ctx.node().input(i), "' is not known at import)"));
-  }
-  return values;
-}
-
 // Normalizes a known index against `size`; out of range is an error.
 absl::StatusOr<int64_t> KnownPosition(NodeContext& ctx, int64_t k, int64_t size) {
   const int64_t p = k < 0 ? k + size : k;
@@ -130,30 +122,71 @@ absl::StatusOr<int64_t> KnownPosition(NodeContext& ctx, int64_t k, int64_t size)
   return p;
 }
 
-// where(written, gather(flatten(updates), source), data) for a source map
-// over the data's elements (-1: the data's own element).
-absl::StatusOr<NodeId> EmitScatter(NodeContext& ctx, NodeId data, NodeId updates,
-                                   const std::vector<int64_t>& source) {
-  const Shape& shape = ctx.type(data).shape;
-  HostTensor written(TensorType(DType::kBool, shape));
-  HostTensor from(TensorType(DType::kI64, shape));
-  bool all_written = true;
-  for (int64_t e = 0; e < static_cast<int64_t>(source.size()); ++e) {
-    written.SetInt(e, source[e] >= 0);
-    from.SetInt(e, source[e] >= 0 ? source[e] : 0);
-    all_written = all_written && source[e] >= 0;
+// One round of writes: the update element each result element takes (-1:
+// none) and whether any does.
+struct Round {
+  std::vector<int64_t> source;
+  bool any = false;
+};
+
+// The writes (result element, update element), in ONNX's order, as rounds:
+// round r holds every element's r-th write. With reduction "none" only the
+// last write of each element counts, so there is one round.
+std::vector<Round> Rounds(const std::vector<std::pair<int64_t, int64_t>>& writes,
+                          int64_t elements, bool last_only) {
+  std::vector<Round> rounds;
+  std::vector<int64_t> count(elements, 0);
+  for (const auto& [target, from] : writes) {
+    const int64_t r = last_only ? 0 : count[target]++;
+    if (r >= static_cast<int64_t>(rounds.size())) rounds.push_back({std::vector<int64_t>(elements, -1)});
+    rounds[r].source[target] = from;
+    rounds[r].any = true;
   }
+  return rounds;
+}
+
+// Applies every round to `data`: where(written, combine(result, moved), result)
+// with moved = gather(flatten(updates), source) and combine the reduction.
+absl::StatusOr<NodeId> EmitScatter(NodeContext& ctx, NodeId data, NodeId updates,
+                                   const std::vector<std::pair<int64_t, int64_t>>& writes) {
+  RK_ASSIGN_OR_RETURN(std::string reduction, ctx.AttrString("reduction", "none"));
+  const Op combine = reduction == "add" ? Op::kAdd
+                     : reduction == "mul" ? Op::kMul
+                     : reduction == "max" ? Op::kMaximum
+                                          : Op::kMinimum;
+  const Shape shape = ctx.type(data).shape;  // a copy: Emit grows the type table
   RK_ASSIGN_OR_RETURN(NodeId flat, Reshape(ctx, updates, {ctx.type(updates).num_elements()}));
-  RK_ASSIGN_OR_RETURN(NodeId positions, ctx.EmitConstant(std::move(from)));
-  RK_ASSIGN_OR_RETURN(NodeId moved, GatherFlat(ctx, flat, positions));
-  if (all_written) return moved;
-  RK_ASSIGN_OR_RETURN(NodeId mask, ctx.EmitConstant(std::move(written)));
-  return ctx.Emit(Op::kWhere, {mask, moved, data});
+  NodeId result = data;
+  for (const Round& round : Rounds(writes, shape.num_elements(), reduction == "none")) {
+    HostTensor written(TensorType(DType::kBool, shape));
+    HostTensor from(TensorType(DType::kI64, shape));
+    bool all_written = true;
+    for (int64_t e = 0; e < shape.num_elements(); ++e) {
+      written.SetInt(e, round.source[e] >= 0);
+      from.SetInt(e, round.source[e] >= 0 ? round.source[e] : 0);
+      all_written = all_written && round.source[e] >= 0;
+    }
+    RK_ASSIGN_OR_RETURN(NodeId positions, ctx.EmitConstant(std::move(from)));
+    RK_ASSIGN_OR_RETURN(NodeId moved, GatherFlat(ctx, flat, positions));
+    if (reduction != "none") {
+      RK_ASSIGN_OR_RETURN(moved, ctx.Emit(combine, {result, moved}));
+    }
+    if (all_written) {
+      result = moved;
+      continue;
+    }
+    RK_ASSIGN_OR_RETURN(NodeId mask, ctx.EmitConstant(std::move(written)));
+    RK_ASSIGN_OR_RETURN(result, ctx.Emit(Op::kWhere, {mask, moved, result}));
+  }
+  return result;
 }
 
 absl::Status CheckScatterOperands(NodeContext& ctx, NodeId data, NodeId updates) {
   RK_ASSIGN_OR_RETURN(std::string reduction, ctx.AttrString("reduction", "none"));
-  if (reduction != "none") return ctx.Unsupported(absl::StrCat("reduction '", reduction, "'"));
+  if (reduction != "none" && reduction != "add" && reduction != "mul" && reduction != "max" &&
+      reduction != "min") {
+    return ctx.Unsupported(absl::StrCat("reduction '", reduction, "'"));
+  }
   if (ctx.type(updates).dtype != ctx.type(data).dtype) {
     return ctx.Error(absl::StrCat("updates ", ctx.type(updates).ToString(), " and data ",
                                   ctx.type(data).ToString(), " differ in dtype"));
@@ -281,7 +314,7 @@ absl::Status ConvertScatterND(NodeContext& ctx) {
   RK_ASSIGN_OR_RETURN(NodeId data, ctx.Input(0));
   RK_ASSIGN_OR_RETURN(NodeId updates, ctx.Input(2));
   RK_RETURN_IF_ERROR(CheckScatterOperands(ctx, data, updates));
-  RK_ASSIGN_OR_RETURN(std::vector<int64_t> index, KnownIndices(ctx, 1));
+  RK_ASSIGN_OR_RETURN(std::vector<int64_t> index, ctx.ConstantInts(1));
   RK_ASSIGN_OR_RETURN(NodeId indices_node, ctx.Input(1));
   const std::vector<int64_t> data_dims = ctx.type(data).shape.dims();
   const std::vector<int64_t> index_dims = ctx.type(indices_node).shape.dims();
@@ -299,7 +332,7 @@ absl::Status ConvertScatterND(NodeContext& ctx) {
   }
   const int64_t slice = Product(data_dims, k, rank);
   const std::vector<int64_t> strides = RowMajorStrides(data_dims);
-  std::vector<int64_t> source(ctx.type(data).num_elements(), -1);
+  std::vector<std::pair<int64_t, int64_t>> writes;
   const int64_t tuples = Product(index_dims, 0, q - 1);
   for (int64_t t = 0; t < tuples; ++t) {
     int64_t start = 0;
@@ -307,9 +340,9 @@ absl::Status ConvertScatterND(NodeContext& ctx) {
       RK_ASSIGN_OR_RETURN(int64_t p, KnownPosition(ctx, index[t * k + j], data_dims[j]));
       start += p * strides[j];
     }
-    for (int64_t s = 0; s < slice; ++s) source[start + s] = t * slice + s;
+    for (int64_t s = 0; s < slice; ++s) writes.push_back({start + s, t * slice + s});
   }
-  RK_ASSIGN_OR_RETURN(NodeId r, EmitScatter(ctx, data, updates, source));
+  RK_ASSIGN_OR_RETURN(NodeId r, EmitScatter(ctx, data, updates, writes));
   ctx.SetOutput(0, r);
   return absl::OkStatus();
 }
@@ -318,7 +351,7 @@ absl::Status ConvertScatterElements(NodeContext& ctx) {
   RK_ASSIGN_OR_RETURN(NodeId data, ctx.Input(0));
   RK_ASSIGN_OR_RETURN(NodeId updates, ctx.Input(2));
   RK_RETURN_IF_ERROR(CheckScatterOperands(ctx, data, updates));
-  RK_ASSIGN_OR_RETURN(std::vector<int64_t> index, KnownIndices(ctx, 1));
+  RK_ASSIGN_OR_RETURN(std::vector<int64_t> index, ctx.ConstantInts(1));
   RK_ASSIGN_OR_RETURN(NodeId indices_node, ctx.Input(1));
   const std::vector<int64_t> data_dims = ctx.type(data).shape.dims();
   const std::vector<int64_t> index_dims = ctx.type(indices_node).shape.dims();
@@ -343,7 +376,7 @@ absl::Status ConvertScatterElements(NodeContext& ctx) {
   }
   const std::vector<int64_t> strides = RowMajorStrides(data_dims);
   const std::vector<int64_t> index_strides = RowMajorStrides(index_dims);
-  std::vector<int64_t> source(ctx.type(data).num_elements(), -1);
+  std::vector<std::pair<int64_t, int64_t>> writes;
   for (int64_t u = 0; u < static_cast<int64_t>(index.size()); ++u) {
     int64_t target = 0;
     for (int d = 0; d < rank; ++d) {
@@ -353,9 +386,9 @@ absl::Status ConvertScatterElements(NodeContext& ctx) {
       }
       target += coord * strides[d];
     }
-    source[target] = u;
+    writes.push_back({target, u});
   }
-  RK_ASSIGN_OR_RETURN(NodeId r, EmitScatter(ctx, data, updates, source));
+  RK_ASSIGN_OR_RETURN(NodeId r, EmitScatter(ctx, data, updates, writes));
   ctx.SetOutput(0, r);
   return absl::OkStatus();
 }

@@ -83,6 +83,7 @@ const std::map<std::string, OpConverter>& Table() {
       // Indexing through a flat gather.
       {"GatherElements", &ConvertGatherElements}, {"GatherND", &ConvertGatherND},
       {"ScatterND", &ConvertScatterND}, {"ScatterElements", &ConvertScatterElements},
+      {"Einsum", &ConvertEinsum},
   };
   return *table;
 }

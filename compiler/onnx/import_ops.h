@@ -91,6 +91,9 @@ absl::Status ConvertGatherND(NodeContext& ctx);
 absl::Status ConvertScatterND(NodeContext& ctx);        // indices known at import
 absl::Status ConvertScatterElements(NodeContext& ctx);  // indices known at import
 
+// import_einsum.cc (transposes, reshapes, reduce_sum and batched matmuls)
+absl::Status ConvertEinsum(NodeContext& ctx);
+
 // import_pool_ceil.cc: widens `pads` ([begins..., ends...] over the spatial
 // dims of `x`) so that floor-mode windows give ONNX's ceil_mode=1 output;
 // refused, naming the node, when `counts_padding` (AveragePool's
