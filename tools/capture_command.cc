@@ -16,6 +16,7 @@
 #include "repro/oracle/oracle.h"
 #include "tools/flags.h"
 #include "tools/graph_source.h"
+#include "tools/input_files.h"
 #include "tools/oracle_flags.h"
 #include "tools/subcommand.h"
 
@@ -23,36 +24,6 @@ namespace rk::tools {
 namespace {
 
 constexpr char kName[] = "capture";
-
-// One raw little-endian, row-major file per graph input, in signature order.
-absl::StatusOr<std::vector<compiler::HostTensor>> ReadInputs(
-    const compiler::Graph& graph, const std::vector<std::string>& files) {
-  std::vector<compiler::NodeId> ids = graph.inputs();
-  if (files.size() != ids.size()) {
-    return absl::InvalidArgumentError(absl::StrCat("--inputs: the graph has ", ids.size(),
-                                                   " inputs, ", files.size(), " files given"));
-  }
-  std::vector<compiler::HostTensor> out;
-  for (size_t i = 0; i < ids.size(); ++i) {
-    absl::StatusOr<std::string> bytes = ReadFileToString(files[i]);
-    // Whatever stops the read (missing, a directory, permissions), it is bad input.
-    if (!bytes.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat("--inputs: ", bytes.status().message()));
-    }
-    const compiler::TensorType& type = graph.type(ids[i]);
-    if (bytes->size() != static_cast<size_t>(type.byte_size())) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          files[i], ": ", bytes->size(), " bytes, but input %", graph.DisplayName(ids[i]), " (",
-          type.ToString(), ") needs ", type.byte_size()));
-    }
-    absl::StatusOr<compiler::HostTensor> t = compiler::HostTensor::FromBytes(
-        type, absl::Span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes->data()),
-                                        bytes->size()));
-    if (!t.ok()) return t.status();
-    out.push_back(*std::move(t));
-  }
-  return out;
-}
 
 int RunCapture(absl::Span<const std::string> args) {
   std::string out;
@@ -71,7 +42,8 @@ int RunCapture(absl::Span<const std::string> args) {
   flags.Int("seed", &seed, "seed for the random inputs (default 0)");
   GraphSourceFlags source_flags;
   source_flags.Register(flags);
-  flags.Repeated("inputs", &input_files, "raw input file (repeat once per graph input)");
+  flags.Repeated("inputs", &input_files,
+                 "input file (.npy, ONNX .pb or raw; repeat once per graph input, in order)");
   oracle_flags.Register(flags, /*takes_bundle=*/false);
   int exit_code = kExitOk;
   const std::optional<std::string> arg =
@@ -108,7 +80,7 @@ int RunCapture(absl::Span<const std::string> args) {
     capture.seed = static_cast<uint64_t>(seed < 0 ? 0 : seed);
     inputs = compiler::SeededInputs(*graph, *capture.seed);
   } else {
-    absl::StatusOr<std::vector<compiler::HostTensor>> read = ReadInputs(*graph, input_files);
+    absl::StatusOr<std::vector<compiler::HostTensor>> read = ReadInputFiles(*graph, input_files);
     if (!read.ok()) return ReportError(kName, read.status());
     inputs = *std::move(read);
   }

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # The ONNX commands end to end: `import` writes a bundle (weights in its
-# store, node names kept) that check and capture take; `check` and `show`
+# store, node names kept; seeded inputs or the model's own from .npy, .pb or
+# raw files) that check and capture take; models of IR 10 and opset 20 (as
+# PyTorch 2.11 writes them) and local functions import; an opset newer than
+# known is refused per op; `check` and `show`
 # take a model directly; `export` writes a model ONNX's checker accepts (read
 # back by Debian's python3-onnx) with its data; bad input exits 2 with a
 # specific message and writes nothing.
@@ -24,6 +27,48 @@ nodes = [helper.make_node("NonZero", ["x"], ["y"], name="nz")]
 g = helper.make_graph(nodes, "bad", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])],
                       [helper.make_tensor_value_info("y", TensorProto.INT64, [1, 4])])
 onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), "unsupported.onnx")
+
+# What PyTorch 2.11's default exporter writes: IR 10, opset 20 (Debian's
+# onnx 1.12 knows neither; ir_version and opset_import set by hand), with
+# opset-18+ forms: ReduceMean's axes as an input, Gelu, Split's num_outputs.
+x = np.random.RandomState(1).randn(2, 6).astype(np.float32)
+nodes = [helper.make_node("ReduceMean", ["x", "axes"], ["m"], name="node_mean", keepdims=1),
+         helper.make_node("Sub", ["x", "m"], ["c"], name="node_sub"),
+         helper.make_node("Gelu", ["c"], ["g"], name="node_gelu", approximate="tanh"),
+         helper.make_node("Split", ["g"], ["y0", "y1"], name="node_split", axis=1, num_outputs=2)]
+g = helper.make_graph(nodes, "main_graph", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 6])],
+                      [helper.make_tensor_value_info("y0", TensorProto.FLOAT, [2, 3]),
+                       helper.make_tensor_value_info("y1", TensorProto.FLOAT, [2, 3])],
+                      [numpy_helper.from_array(np.array([1], dtype=np.int64), "axes")])
+m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 20)], producer_name="pytorch",
+                      producer_version="2.11.0")
+m.ir_version = 10
+onnx.save(m, "ir10.onnx")
+np.save("x.npy", x)
+np.save("x_int.npy", x.astype(np.int64))
+x.tofile("x.raw")
+with open("x.pb", "wb") as f:
+    f.write(numpy_helper.from_array(x, "x").SerializeToString())
+c = x - x.mean(axis=1, keepdims=True)
+gelu = 0.5 * c * (1 + np.tanh(np.sqrt(2 / np.pi) * (c + 0.044715 * c ** 3)))
+with open("expected_y0.txt", "w") as f:
+    f.write("%.4f" % gelu[0, 0])
+# An opset newer than the importer knows.
+m.opset_import[0].version = 22
+onnx.save(m, "opset22.onnx")
+# A local function (what exporters write for modules when they do not
+# inline): pkg.custom::Swish(x) = x * Sigmoid(x).
+f = helper.make_function("pkg.custom", "Swish", ["a"], ["b"],
+                         [helper.make_node("Sigmoid", ["a"], ["s"]),
+                          helper.make_node("Mul", ["a", "s"], ["b"])],
+                         [helper.make_opsetid("", 20)])
+g = helper.make_graph([helper.make_node("Swish", ["x"], ["y"], name="node_swish", domain="pkg.custom")],
+                      "fn", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 6])],
+                      [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 6])])
+m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 20), helper.make_opsetid("pkg.custom", 1)],
+                      functions=[f])
+m.ir_version = 10
+onnx.save(m, "function.onnx")
 PY
 
 expect_exit() {  # CODE PATTERN CMD...
@@ -43,6 +88,28 @@ grep -q '"act_Relu": "Relu /act/Relu"' b/repro.json || fail "no node origins in 
 expect_exit 0 "verdict:   pass" "$R" check b
 expect_exit 0 "verdict:   pass" "$R" check mlp.onnx --input-shape "x=[3,16]"
 expect_exit 0 "relu" "$R" show mlp.onnx --input-shape "x=[1,16]"
+
+echo "== IR 10, opset 20, the model's own inputs"
+expect_exit 0 "imported ir10.onnx (opset 20, pytorch 2.11.0)" "$R" import ir10.onnx -o b10 --inputs x.npy
+grep -q "with the given inputs" out.txt || fail "import did not say it stored the given inputs"
+grep -q '"seed"' b10/repro.json && fail "a bundle with given inputs records a seed"
+"$R" run b10 --values 1 | grep -v "^bundle" > run_npy.txt || fail "run b10"
+grep -q -- "$(cat expected_y0.txt)" run_npy.txt || { cat run_npy.txt; fail "y0[0,0] is not $(cat expected_y0.txt) (numpy's tanh gelu of the centered input)"; }
+for f in x.pb x.raw; do
+  "$R" import ir10.onnx -o "b_${f#x.}" --inputs "$f" > /dev/null || fail "import --inputs $f"
+  "$R" run "b_${f#x.}" --values 1 | grep -v "^bundle" > run_other.txt
+  diff -q run_npy.txt run_other.txt > /dev/null || { diff run_npy.txt run_other.txt; fail "--inputs $f read other values than x.npy"; }
+done
+expect_exit 0 "verdict:   pass" "$R" check b10
+expect_exit 2 "x_int.npy: holds i64\[2,6\], but input %x is f32\[2,6\]" "$R" import ir10.onnx -o bi --inputs x_int.npy
+expect_exit 2 "the graph has 1 inputs, 2 files given" "$R" import ir10.onnx -o bi --inputs x.npy --inputs x.npy
+expect_exit 2 "exclude each other" "$R" import ir10.onnx -o bi --inputs x.npy --seed 3
+expect_exit 2 "needs 48" "$R" import ir10.onnx -o bi --inputs expected_y0.txt
+[[ ! -e bi ]] || fail "a refused import wrote bi"
+expect_exit 2 "ReduceMean (opset 22): this build knows ReduceMean up to opset 21" "$R" import opset22.onnx -o b22
+expect_exit 0 "imported function.onnx (opset 20)" "$R" import function.onnx -o bf
+grep -q "sigmoid(" bf/graph.rk || fail "the local function was not inlined"
+expect_exit 0 "verdict:   pass" "$R" check bf
 
 echo "== bad input"
 expect_exit 2 "NonZero (opset 17): 1 node, first 'nz'" "$R" import unsupported.onnx -o u
