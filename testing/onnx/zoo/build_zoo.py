@@ -244,8 +244,9 @@ def _():
 @zoo("mlp_mixer", "vit", "timm")
 def _():
     import timm
-    return (timm.create_model("mixer_s16_224", pretrained=False, img_size=32, patch_size=8, num_blocks=2,
-                              embed_dim=64, num_classes=10), image(32), "img 32, patch 8, 2 blocks, dim 64")
+    from timm.models.mlp_mixer import MlpMixer  # create_model's mixer_s16_224 fixes patch_size
+    return (MlpMixer(img_size=32, patch_size=8, num_blocks=2, embed_dim=64, num_classes=10), image(32),
+            "MlpMixer img 32, patch 8, 2 blocks, dim 64")
 
 
 @zoo("beit", "vit", "timm")
@@ -254,6 +255,15 @@ def _():
     return (timm.create_model("beit_base_patch16_224", pretrained=False, img_size=32, patch_size=8, embed_dim=64,
                               depth=2, num_heads=2, num_classes=10), image(32),
             "img 32, patch 8, dim 64, depth 2 (relative position bias)")
+
+
+@zoo("beit_unfused", "vit", "timm")
+def _():
+    m, x, v = ZOO["beit"][2]()
+    for mod in m.modules():  # attention as matmul + softmax instead of scaled_dot_product_attention
+        if hasattr(mod, "fused_attn"):
+            mod.fused_attn = False
+    return m, x, v + ", fused_attn off"
 
 
 @zoo("mobilevit", "vit", "timm")
@@ -390,6 +400,34 @@ def _():
     return W["Seq2Seq"](transformers.T5ForConditionalGeneration(cfg)), (ids, dec), "T5Config: 2+2 layers, d_model 64"
 
 
+@zoo("t5_eager", "lm", "transformers")
+def _():
+    import torch
+    import transformers
+    W = _wrappers()
+    kw = dict(vocab_size=1000, d_model=64, d_kv=16, d_ff=128, num_layers=2, num_decoder_layers=2, num_heads=4,
+              use_cache=False)
+
+    def eager():
+        cfg = transformers.T5Config(**kw)
+        cfg._attn_implementation = "eager"
+        return transformers.T5ForConditionalGeneration(cfg)
+    m, v = first_ok(("attn_implementation=eager", lambda: transformers.T5ForConditionalGeneration(
+        transformers.T5Config(attn_implementation="eager", **kw))), ("_attn_implementation=eager", eager))
+    ids = torch.randint(0, 1000, (1, 16), dtype=torch.int64)
+    dec = torch.randint(0, 1000, (1, 8), dtype=torch.int64)
+    return W["Seq2Seq"](m), (ids, dec), "T5Config: 2+2 layers, d_model 64, " + v
+
+
+@zoo("t5_encoder", "lm", "transformers")
+def _():
+    import transformers
+    W = _wrappers()
+    cfg = transformers.T5Config(vocab_size=1000, d_model=64, d_kv=16, d_ff=128, num_layers=2, num_heads=4,
+                                use_cache=False)
+    return W["Encoder"](transformers.T5EncoderModel(cfg)), ids_and_mask(), "T5EncoderModel: 2 layers, d_model 64"
+
+
 @zoo("hf_vit", "vit", "transformers")
 def _():
     import transformers
@@ -407,7 +445,8 @@ def _():
     W = _wrappers()
     cfg = transformers.WhisperConfig(vocab_size=1000, num_mel_bins=16, encoder_layers=2, encoder_attention_heads=4,
                                      decoder_layers=1, decoder_attention_heads=4, d_model=64, encoder_ffn_dim=128,
-                                     decoder_ffn_dim=128, max_source_positions=32, max_target_positions=32)
+                                     decoder_ffn_dim=128, max_source_positions=32, max_target_positions=32,
+                                     pad_token_id=0, bos_token_id=1, eos_token_id=2, decoder_start_token_id=1)
     enc = transformers.WhisperModel(cfg).get_encoder()
     return W["Features"](enc), (torch.randn(1, 16, 64),), "WhisperConfig encoder: 16 mel bins, 64 frames, 2 layers"
 
@@ -599,7 +638,7 @@ def _():
 
 
 # Slowest first, so the pool's tail is short.
-ORDER_FIRST = ["t5", "whisper_encoder", "llama", "mistral", "qwen2", "gemma", "phi3", "gpt2", "bert",
+ORDER_FIRST = ["t5", "t5_eager", "t5_encoder", "beit_unfused", "whisper_encoder", "llama", "mistral", "qwen2", "gemma", "phi3", "gpt2", "bert",
                "llama_bf16", "gpt2_f16", "swin", "beit", "wav2vec2", "googlenet", "deeplabv3", "lraspp"]
 
 
@@ -663,6 +702,41 @@ def rel_err(got, want):
     return diff / scale if scale > 0 else diff
 
 
+def liven(model, args):
+    """Random weights as constructors leave them give degenerate outputs: zero-initialized
+    heads (torchvision's ViT) output zeros, and batch norms with fresh running statistics
+    (mean 0, var 1) let activations shrink layer by layer (MobileNet's logits ~1e-8).
+    Zeroed weight matrices get N(0, 0.02), and every batch norm takes the statistics of a
+    random batch of 4 inputs, as training would. Returns what it did."""
+    import torch
+    from torch import nn
+    done = []
+    with torch.no_grad():
+        for n, p in model.named_parameters():
+            if p.dim() >= 2 and p.numel() and float(p.abs().max()) == 0.0:
+                p.normal_(0.0, 0.02)
+                done.append(f"{n} re-drawn")
+    bns = [m for m in model.modules() if isinstance(m, nn.modules.batchnorm._BatchNorm)]
+    if bns and all(a.is_floating_point() for a in args):
+        saved = [m.momentum for m in bns]
+        for m in bns:
+            m.reset_running_stats()
+            m.momentum = None  # cumulative: one batch sets the statistics
+        model.train()
+        try:
+            with torch.no_grad():
+                model(*[torch.randn(4, *a.shape[1:]) for a in args])
+            done.append(f"{len(bns)} batch norms calibrated")
+        except Exception as e:  # keep the constructor's statistics
+            for m in bns:
+                m.reset_running_stats()
+            done.append(f"batch norms not calibrated: {type(e).__name__}: {str(e)[:200]}")
+        model.eval()
+        for m, mo in zip(bns, saved):
+            m.momentum = mo
+    return done
+
+
 # ---------------------------------------------------------------- one model (in a worker)
 def flatten(o):
     import torch
@@ -703,6 +777,7 @@ def build_one(job):
         model, args, variant = builder()
         meta["config"] = variant
         model.eval()
+        meta["liven"] = liven(model, args)
         low = {"float16": torch.float16, "bfloat16": torch.bfloat16}.get(dtype)
         f32_model, f32_args = None, None
         if low is not None:
