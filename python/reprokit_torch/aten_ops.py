@@ -213,8 +213,7 @@ def _real_like(x):
 
 
 for _name, _op in {"add": "add", "sub": "sub", "mul": "mul", "div": "div", "maximum": "maximum",
-                   "minimum": "minimum", "remainder": "mod", "floor_divide": "floordiv",
-                   "fmax": "maximum", "fmin": "minimum"}.items():
+                   "minimum": "minimum", "remainder": "mod", "floor_divide": "floordiv"}.items():
     HANDLERS["aten.%s.Tensor" % _name] = _binary(_op)
     HANDLERS["aten.%s.Scalar" % _name] = _binary(_op)
     HANDLERS["aten.%s.default" % _name] = _binary(_op)
@@ -842,10 +841,8 @@ def _max_pool(cx, args, kwargs, out):
     y = cx.reshape(y, values_out.shape)
     if not isinstance(out, tuple):
         return y
-
-    def indices():
-        raise Refused("the indices of max_pool2d_with_indices")
-    return (y, Lazy(indices))
+    return (y, Lazy(lambda: cx.reshape(
+        _max_pool_indices(cx, x, kernel, stride, padding, dilation, shape[2:]), out[1].shape)))
 
 
 @on("aten.avg_pool2d.default")
@@ -1336,3 +1333,213 @@ def _tril(cx, args, kwargs, out):
     offset = cx.binary("sub", cx.iota(1, "i64", plane), cx.iota(0, "i64", plane), "i64")
     keep = cx.binary("le" if "tril" in cx._current_op else "ge", offset, k, "i64")
     return cx.broadcast_to(cx.where(keep, x, 0, x.dtype), x.shape)
+
+
+# -- gradients of convolution and pooling ----------------------------------------
+
+def _taps(kernel, dilation):
+    return [(a * dilation[0], b * dilation[1]) for a in range(kernel[0]) for b in range(kernel[1])]
+
+
+def _tap_view(cx, padded, da, db, stride, out_hw):
+    """The [N, C, oh, ow] values a window tap reads (padded input, offset da, db)."""
+    starts = [0, 0, da, db]
+    limits = list(padded.shape[:2]) + [da + (out_hw[0] - 1) * stride[0] + 1,
+                                       db + (out_hw[1] - 1) * stride[1] + 1]
+    shape = list(padded.shape[:2]) + list(out_hw)
+    return cx.op("slice", [padded], {"start": starts, "limit": limits,
+                                     "stride": [1, 1, stride[0], stride[1]]}, padded.dtype, shape)
+
+
+def _window_base(stride, padding, width, out_hw):
+    """Flat input position of each window's first tap: (i*s - p) * W + (j*s - p)."""
+    i = torch.arange(out_hw[0], dtype=torch.int64).view(-1, 1) * stride[0] - padding[0]
+    j = torch.arange(out_hw[1], dtype=torch.int64).view(1, -1) * stride[1] - padding[1]
+    return i * width + j
+
+
+def _max_pool_indices(cx, x, kernel, stride, padding, dilation, out_hw):
+    """torch's indices: the flat H*W position of each window's first largest tap."""
+    pads = [0, 0, padding[0], padding[1]] * 2
+    padded = cx.op("pad", [x], {"pads": pads, "value": float("-inf")}, x.dtype,
+                   [x.shape[0], x.shape[1], x.shape[2] + 2 * padding[0],
+                    x.shape[3] + 2 * padding[1]])
+    taps = _taps(kernel, dilation)
+    views = [cx.unsqueeze(_tap_view(cx, padded, da, db, stride, out_hw), 0) for da, db in taps]
+    stacked = cx.concat(views, 0)
+    which = cx.op("argmax", [stacked], {"axis": 0, "keepdim": False}, "i64", stacked.shape[1:])
+    width = x.shape[3]
+    offsets = cx.constant(torch.tensor([da * width + db for da, db in taps], dtype=torch.int64))
+    base = cx.constant(_window_base(stride, padding, width, out_hw))
+    return cx.binary("add", cx.gather(offsets, which, 0), base, "i64")
+
+
+def _place(cx, v, stride, origin, size):
+    """Scatters [N, C, oh, ow] to an [N, C, H, W] grid at (origin + i*s, ...), zeros elsewhere."""
+    n, c, oh, ow = v.shape
+    if stride[0] > 1 or stride[1] > 1:  # zero insertion
+        v6 = cx.reshape(v, [n, c, oh, 1, ow, 1])
+        v6 = cx.op("pad", [v6], {"pads": [0, 0, 0, 0, 0, 0, 0, 0, 0, stride[0] - 1, 0,
+                                          stride[1] - 1], "value": 0.0},
+                   v.dtype, [n, c, oh, stride[0], ow, stride[1]])
+        v = cx.reshape(v6, [n, c, oh * stride[0], ow * stride[1]])
+        v = cx.op("slice", [v], {"start": [0, 0, 0, 0], "limit": [n, c, (oh - 1) * stride[0] + 1,
+                                                                   (ow - 1) * stride[1] + 1],
+                                 "stride": [1, 1, 1, 1]}, v.dtype,
+                  [n, c, (oh - 1) * stride[0] + 1, (ow - 1) * stride[1] + 1])
+    for axis, o, full in ((2, origin[0], size[0]), (3, origin[1], size[1])):
+        if o < 0:  # the first rows fall before the grid
+            v = cx.slice(v, axis, min(-o, v.shape[axis]), v.shape[axis])
+            o = 0
+        if o + v.shape[axis] > full:
+            v = cx.slice(v, axis, 0, max(full - o, 0))
+        begins, ends = [0] * 4, [0] * 4
+        begins[axis], ends[axis] = o, full - o - v.shape[axis]
+        if begins[axis] or ends[axis]:
+            shape = list(v.shape)
+            shape[axis] = full
+            v = cx.op("pad", [v], {"pads": begins + ends, "value": 0.0}, v.dtype, shape)
+    return v
+
+
+@on("aten.max_pool2d_with_indices_backward.default")
+def _max_pool_backward(cx, args, kwargs, out):
+    dt = odt(out)
+    g, x = cx.tensor(args[0], dt), cx.tensor(args[1], dt)
+    if x.rank != 4:
+        raise Refused("max_pool2d backward of a 3-D input")
+    kernel, stride = _pair(args[2]), _pair(args[3] or args[2])
+    padding, dilation = _pair(args[4]), _pair(args[5])
+    indices = cx.tensor(args[7], "i64")
+    out_hw = g.shape[2:]
+    base = cx.constant(_window_base(stride, padding, x.shape[3], out_hw))
+    total = None
+    for da, db in _taps(kernel, dilation):
+        hit = cx.binary("eq", indices, cx.binary("add", base, da * x.shape[3] + db, "i64"), "i64")
+        part = _place(cx, cx.where(hit, g, 0.0, dt), stride,
+                      (da - padding[0], db - padding[1]), x.shape[2:])
+        total = part if total is None else cx.binary("add", total, part)
+    return total
+
+
+@on("aten.avg_pool2d_backward.default")
+def _avg_pool_backward(cx, args, kwargs, out):
+    dt = odt(out)
+    g, x = cx.tensor(args[0], dt), cx.tensor(args[1], dt)
+    if x.rank != 4:
+        raise Refused("avg_pool2d backward of a 3-D input")
+    kernel, stride = _pair(args[2]), _pair(args[3] or args[2])
+    padding, include_pad, divisor = _pair(args[4]), bool(args[6]), args[7]
+    if divisor:
+        g = cx.binary("div", g, float(divisor))
+    elif include_pad:
+        g = cx.binary("div", g, float(kernel[0] * kernel[1]))
+    else:  # each window's count of real taps, known from the shapes
+        oh, ow = g.shape[2:]
+        rows = [min(i * stride[0] - padding[0] + kernel[0], x.shape[2]) -
+                max(i * stride[0] - padding[0], 0) for i in range(oh)]
+        cols = [min(j * stride[1] - padding[1] + kernel[1], x.shape[3]) -
+                max(j * stride[1] - padding[1], 0) for j in range(ow)]
+        counts = torch.tensor(rows, dtype=torch.float64).view(-1, 1) * torch.tensor(
+            cols, dtype=torch.float64).view(1, -1)
+        g = cx.binary("div", g, cx.cast(cx.constant(counts), dt))
+    total = None
+    for da, db in _taps(kernel, [1, 1]):
+        part = _place(cx, g, stride, (da - padding[0], db - padding[1]), x.shape[2:])
+        total = part if total is None else cx.binary("add", total, part)
+    return total
+
+
+@on("aten._adaptive_avg_pool2d_backward.default")
+def _adaptive_avg_pool_backward(cx, args, kwargs, out):
+    dt = odt(out)
+    g, x = cx.tensor(args[0], dt), cx.tensor(args[1], dt)
+    n, c, h, w = x.shape
+    oh, ow = g.shape[2:]
+    if h % oh or w % ow:
+        raise Refused("adaptive_avg_pool2d backward whose windows differ in size")
+    kh, kw = h // oh, w // ow
+    wide = cx.broadcast_to(cx.reshape(g, [n, c, oh, 1, ow, 1]), [n, c, oh, kh, ow, kw])
+    return cx.binary("div", cx.reshape(wide, [n, c, h, w]), float(kh * kw))
+
+
+@on("aten.convolution_backward.default")
+def _convolution_backward(cx, args, kwargs, out):
+    g, x, w = args[0], args[1], args[2]
+    stride, padding, dilation = _pair(args[4]), _pair(args[5]), _pair(args[6])
+    transposed, groups, mask = args[7], int(args[9]), list(args[10])
+    dt = odt(next(t for t in out if t is not None))
+    g, x, w = cx.tensor(g, dt), cx.tensor(x, dt), cx.tensor(w, dt)
+    if transposed or x.rank != 4:
+        raise Refused("convolution_backward of a transposed or non-2-D convolution")
+    o_total, c_group, kh, kw = w.shape
+    results = [None, None, None]
+    if mask[0]:
+        # grad_x: the zero-inserted gradient convolved with the flipped, transposed weights.
+        h, wd = x.shape[2:]
+        placed = _place(cx, g, stride, (0, 0), [(g.shape[2] - 1) * stride[0] + 1,
+                                               (g.shape[3] - 1) * stride[1] + 1])
+        lead = [dilation[0] * (kh - 1) - padding[0], dilation[1] * (kw - 1) - padding[1]]
+        rows = h + dilation[0] * (kh - 1)  # the padded extent a stride-1 conv needs
+        cols = wd + dilation[1] * (kw - 1)
+        grid = _place(cx, placed, [1, 1], lead, [rows, cols])
+        wf = _flip_axis(cx, _flip_axis(cx, w, 2), 3)
+        wf = cx.reshape(wf, [groups, o_total // groups, c_group, kh, kw])
+        wf = cx.reshape(cx.transpose(wf, [0, 2, 1, 3, 4]),
+                        [groups * c_group, o_total // groups, kh, kw])
+        results[0] = cx.op("conv2d", [grid, wf], {"strides": [1, 1], "pads": [0, 0, 0, 0],
+                                                  "dilations": dilation, "groups": groups},
+                           dt, x.shape)
+    if mask[1]:
+        # grad_w[o, c, a, b] = sum over n, i, j of g[n, o, i, j] x[n, c, i*s - p + a*d, ...]:
+        # a convolution of x (channels as batch) by g (batch as channels), per group.
+        parts = []
+        og = o_total // groups
+        for k in range(groups):
+            xs = cx.slice(x, 1, k * c_group, (k + 1) * c_group) if groups > 1 else x
+            gs = cx.slice(g, 1, k * og, (k + 1) * og) if groups > 1 else g
+            xt, gt = cx.transpose(xs, [1, 0, 2, 3]), cx.transpose(gs, [1, 0, 2, 3])
+            full = [(xt.shape[2] + 2 * padding[0] - stride[0] * (gt.shape[2] - 1) - 1)
+                    // dilation[0] + 1,
+                    (xt.shape[3] + 2 * padding[1] - stride[1] * (gt.shape[3] - 1) - 1)
+                    // dilation[1] + 1]
+            gw = cx.op("conv2d", [xt, gt], {"strides": dilation, "pads": padding + padding,
+                                            "dilations": stride, "groups": 1},
+                       dt, [c_group, og] + full)
+            gw = cx.slice(cx.slice(gw, 2, 0, kh), 3, 0, kw)
+            parts.append(cx.transpose(gw, [1, 0, 2, 3]))
+        results[1] = cx.concat(parts, 0)
+    if mask[2]:
+        results[2] = cx.reduce("reduce_sum", g, [0, 2, 3], False)
+    return tuple(results)
+
+
+@on("aten.native_batch_norm_backward.default")
+def _batch_norm_backward(cx, args, kwargs, out):
+    dt = odt(next(t for t in out if t is not None))
+    g, x = cx.tensor(args[0], dt), cx.tensor(args[1], dt)
+    w, rm, rv, save_mean, save_invstd = args[2], args[3], args[4], args[5], args[6]
+    train, eps, mask = args[7], float(args[8]), list(args[9])
+    axes = [0] + list(range(2, x.rank))
+    if train:
+        mean, invstd = _channel(cx, save_mean, dt, x.rank), _channel(cx, save_invstd, dt, x.rank)
+    else:
+        mean = _channel(cx, rm, dt, x.rank)
+        invstd = cx.unary("rsqrt", cx.binary("add", _channel(cx, rv, dt, x.rank), eps))
+    x_hat = cx.binary("mul", cx.binary("sub", x, mean), invstd)
+    scale = cx.binary("mul", invstd, _channel(cx, w, dt, x.rank)) if w is not None else invstd
+    results = [None, None, None]
+    if mask[0]:
+        if train:
+            n = float(np.prod([x.shape[i] for i in axes]))
+            a = cx.binary("sub", cx.binary("mul", g, n), cx.reduce("reduce_sum", g, axes, True))
+            a = cx.binary("sub", a, cx.binary("mul", x_hat, cx.reduce(
+                "reduce_sum", cx.binary("mul", g, x_hat), axes, True)))
+            results[0] = cx.binary("mul", a, cx.binary("div", scale, n))
+        else:
+            results[0] = cx.binary("mul", g, scale)
+    if mask[1]:
+        results[1] = cx.reduce("reduce_sum", cx.binary("mul", g, x_hat), axes, False)
+    if mask[2]:
+        results[2] = cx.reduce("reduce_sum", g, axes, False)
+    return tuple(results)

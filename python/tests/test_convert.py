@@ -381,6 +381,58 @@ class TrainingBlocks(unittest.TestCase):
             assert_close(self, g, leaf.grad, "tiny LM gradient %d" % k)
 
 
+class TinyCNN(nn.Module):
+    """Strided, padded, grouped and dilated convolutions, batch norm, three kinds of pooling."""
+
+    def __init__(self):
+        super().__init__()
+        self.c1 = nn.Conv2d(3, 8, 3, stride=2, padding=1)
+        self.bn = nn.BatchNorm2d(8)
+        self.c2 = nn.Conv2d(8, 8, 3, padding=2, dilation=2, groups=2, bias=False)
+        self.c3 = nn.Conv2d(8, 6, 3, stride=2, padding=2)
+        self.fc = nn.Linear(24, 3)
+
+    def forward(self, x):
+        x = F.max_pool2d(F.relu(self.bn(self.c1(x))), 3, 2, 1)
+        x = F.avg_pool2d(torch.tanh(self.c2(x)), 3, 1, 1, count_include_pad=False)
+        x = F.adaptive_avg_pool2d(self.c3(x), 2).flatten(1)
+        return self.fc(x)
+
+
+class CNNTraining(unittest.TestCase):
+    aot_graphs = TrainingGraphs.aot_graphs
+
+    def test_tiny_cnn_forward_and_backward(self):
+        torch.manual_seed(5)
+        model = TinyCNN()
+        x = r(2, 3, 17, 17)
+        graphs, leaves, loss = self.aot_graphs(model, [x])
+        fw_inputs = [p.detach() for p in leaves] + [x]
+        with torch.no_grad():
+            fw_out = graphs["forward"](*fw_inputs)
+        fw = reprokit_torch.save(graphs["forward"], fw_inputs, new_dir("cnn_fw"), judge=False)
+        check = reprokit("check", fw)
+        self.assertEqual(check.returncode, 0, check.stdout + check.stderr)
+        got = run_outputs(fw)
+        assert_close(self, got[0], loss.detach(), "tiny CNN loss")
+        for k, (g, w) in enumerate(zip(got[1:], fw_out[1:])):
+            assert_close(self, g, w, "saved for backward %d" % k)  # max_pool2d's indices too
+        bw_inputs = [t.detach() for t in fw_out[1:]] + [torch.ones(())]
+        bw = reprokit_torch.save(graphs["backward"], bw_inputs, new_dir("cnn_bw"), judge=False)
+        with open(os.path.join(bw, "repro.json")) as fh:
+            ops = json.load(fh)["provenance"]["source"]["aten_ops"]
+        for op in ("aten.convolution_backward.default", "aten.native_batch_norm_backward.default",
+                   "aten.max_pool2d_with_indices_backward.default",
+                   "aten.avg_pool2d_backward.default", "aten._adaptive_avg_pool2d_backward.default"):
+            self.assertIn(op, ops)
+        check = reprokit("check", bw)
+        self.assertEqual(check.returncode, 0, check.stdout + check.stderr)
+        got = run_outputs(bw)
+        self.assertEqual(len(got), len(leaves))
+        for k, (g, leaf) in enumerate(zip(got, leaves)):
+            assert_close(self, g, leaf.grad, "tiny CNN gradient %d" % k)
+
+
 class Unsupported(unittest.TestCase):
     def test_every_unsupported_op_is_listed(self):
         def f(x):
