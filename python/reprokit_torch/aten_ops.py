@@ -1543,3 +1543,65 @@ def _batch_norm_backward(cx, args, kwargs, out):
     if mask[2]:
         results[2] = cx.reduce("reduce_sum", g, axes, False)
     return tuple(results)
+
+
+# -- attention ---------------------------------------------------------------
+
+SDPA = {  # op -> (position of attn_mask (or its kwarg name, or None), of dropout_p, of is_causal)
+    "aten.scaled_dot_product_attention.default": (3, 4, 5),
+    "aten._scaled_dot_product_flash_attention.default": (None, 3, 4),
+    "aten._scaled_dot_product_flash_attention_for_cpu.default": ("attn_mask", 3, 4),
+    "aten._scaled_dot_product_efficient_attention.default": (3, 5, 6),
+    "aten._scaled_dot_product_cudnn_attention.default": (3, 5, 6),
+}
+
+
+def _sdpa(cx, args, kwargs, out):
+    mask_at, dropout_at, causal_at = SDPA[cx._current_op]
+    first = out[0] if isinstance(out, (tuple, list)) else out
+    dt = odt(first)
+    q, k, v = (cx.tensor(t, dt) for t in args[:3])
+    mask = kwargs.get(mask_at) if isinstance(mask_at, str) else (
+        arg(args, kwargs, mask_at, "attn_mask") if mask_at is not None else None)
+    if mask is None and mask_at is not None and not isinstance(mask_at, str):
+        mask = kwargs.get("attn_bias")
+    dropout = arg(args, kwargs, dropout_at, "dropout_p", 0.0)
+    causal = bool(arg(args, kwargs, causal_at, "is_causal", False))
+    if dropout:
+        raise Refused("attention with dropout (random)")
+    if kwargs.get("enable_gqa") or (q.rank >= 3 and q.shape[-3] != k.shape[-3]):
+        raise Refused("grouped-query attention")
+    scale = kwargs.get("scale")
+    scale = 1.0 / math.sqrt(q.shape[-1]) if scale is None else float(scale)
+    kt = cx.transpose(k, list(range(k.rank - 2)) + [k.rank - 1, k.rank - 2])
+    scores = cx.binary("mul", cx.matmul(q, kt), scale)
+    lq, lk = q.shape[-2], k.shape[-2]
+    if causal:  # keep key j <= query i (top-left aligned, as torch)
+        keep = cx.binary("le", cx.iota(1, "i64", [lq, lk]), cx.iota(0, "i64", [lq, lk]), "i64")
+        scores = cx.where(keep, scores, float("-inf"), dt)
+    if mask is not None:
+        if isinstance(mask, Value) and mask.dtype == "bool":
+            scores = cx.where(mask, scores, float("-inf"), dt)
+        else:
+            scores = cx.binary("add", scores, cx.tensor(mask, dt))
+    probs = cx.op("softmax", [scores], {"axis": scores.rank - 1}, dt, scores.shape)
+    y = cx.reshape(cx.matmul(probs, v), first.shape)
+    if not isinstance(out, (tuple, list)):
+        return y
+
+    def logsumexp():
+        m = cx.reduce("reduce_max", scores, [scores.rank - 1], True)
+        s = cx.reduce("reduce_sum", cx.unary("exp", cx.binary("sub", scores, m)),
+                      [scores.rank - 1], True)
+        lse = cx.squeeze(cx.binary("add", cx.unary("log", s), m), [scores.rank - 1])
+        if tuple(lse.shape) != tuple(out[1].shape):
+            raise Refused("attention's logsumexp of shape %s" % list(out[1].shape))
+        return cx.cast(lse, odt(out[1]))
+
+    def unused():
+        raise Refused("attention's auxiliary outputs (seeds, offsets, debug mask)")
+    return tuple([y, Lazy(logsumexp)] + [Lazy(unused) for _ in out[2:]])
+
+
+for _name in SDPA:
+    HANDLERS[_name] = _sdpa

@@ -122,7 +122,7 @@ def command_line():
 def save(gm, example_inputs, out_dir, *, name=None, backend=None, backend_options=None,
          device=None, stage=None, graph_kind="graph", inner_backend=None, inner_config=None,
          torch_verdict=None, grad_inputs=(), random="refuse", reprokit=None, judge=True,
-         decompositions=None, tolerance=None, options=()):
+         decompositions=None, tolerance=None, options=(), trace="auto"):
     """Writes the bundle `out_dir` for `gm` run on `example_inputs`; returns its path.
 
     gm: an ATen-level GraphModule (make_fx, AOT autograd), or a Dynamo-level one,
@@ -134,10 +134,11 @@ def save(gm, example_inputs, out_dir, *, name=None, backend=None, backend_option
     random: "refuse" random ops, or record their values as "inputs".
     judge: run `reprokit check` to record the verdict when a binary is found.
     options: more reprokit compile options, "key=value" (e.g. "faults=relu:accuracy").
+    trace: "auto" traces a graph with non-ATen nodes with make_fx; False never does.
     Raises convert.UnsupportedOpsError listing every op that does not map.
     """
     example_inputs = list(example_inputs)
-    if not is_aten_graph(gm):
+    if trace is True or (trace == "auto" and not is_aten_graph(gm)):
         gm = to_aten(gm, example_inputs, decompositions)
     tensors = [t for t in example_inputs if isinstance(t, torch.Tensor)]
     if device is None:

@@ -9,6 +9,7 @@ MLP's forward and backward graphs from AOT autograd, a planted fault that
 
 import json
 import math
+import operator
 import os
 import unittest
 
@@ -260,6 +261,73 @@ class GraphForms(unittest.TestCase):
         self.assertTrue(all(n in aten_ops.HANDLERS for n in mapped))
         self.assertIn("aten.convolution.default", mapped)
         self.assertEqual(coverage.status("aten.sort.default"), "unsupported")
+
+
+def sdpa_reference(q, k, v, mask, causal, scale):
+    scores = q @ k.transpose(-2, -1) * scale
+    if causal:
+        scores = scores.masked_fill(torch.ones(q.shape[-2], k.shape[-2]).tril() == 0,
+                                    float("-inf"))
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float("-inf")) if mask.dtype == torch.bool \
+            else scores + mask
+    probs = torch.softmax(scores, -1)
+    return probs @ v, torch.logsumexp(scores, -1)
+
+
+class Attention(unittest.TestCase):
+    """torch 1.13 has no scaled_dot_product_attention: the graph calls a stand-in under
+    the ATen names torch 2.x uses (it returns the math's values as torch's), so the
+    handler is tested against the math."""
+
+    def run_case(self, name, args, kwargs, mask, causal, outputs):
+        torch.manual_seed(6)
+        q, k, v = r(2, 3, 5, 4), r(2, 3, 6, 4), r(2, 3, 6, 4)
+        if causal:
+            k, v = k[:, :, :5], v[:, :, :5]
+        want = sdpa_reference(q, k, v, mask, causal, kwargs.get("scale", 0.5))
+
+        def stand_in(*a, **kw):
+            return want if outputs > 1 else want[0]
+        stand_in.__module__, stand_in.__name__ = "aten", name
+        g = torch.fx.Graph()
+        nodes = [g.placeholder(n) for n in "qkv"]
+        m = g.placeholder("mask") if mask is not None else None
+        call = g.call_function(stand_in, tuple(nodes) + tuple(m if a == "MASK" else a
+                                                               for a in args),
+                               {key: (m if val == "MASK" else val) for key, val in kwargs.items()})
+        if outputs > 1:
+            g.output(tuple(g.call_function(operator.getitem, (call, i)) for i in range(outputs)))
+        else:
+            g.output(call)
+        gm = torch.fx.GraphModule(torch.nn.Module(), g)
+        inputs = [q, k, v] + ([mask] if mask is not None else [])
+        path = reprokit_torch.save(gm, inputs, new_dir("sdpa"), judge=False, trace=False)
+        self.assertEqual(reprokit("check", path).returncode, 0)
+        got = run_outputs(path)
+        assert_close(self, got[0], want[0], name + " output")
+        if outputs > 1:
+            assert_close(self, got[1], want[1], name + " logsumexp")
+
+    def test_public_op_with_float_mask(self):
+        self.run_case("scaled_dot_product_attention.default", ("MASK", 0.0, False),
+                      {"scale": 0.5}, r(5, 6), False, 1)
+
+    def test_cpu_flash_form_causal_with_logsumexp(self):
+        self.run_case("_scaled_dot_product_flash_attention_for_cpu.default", (0.0, True),
+                      {"scale": 0.5}, None, True, 2)
+
+    def test_efficient_form_with_bool_mask(self):
+        mask = torch.rand(2, 3, 5, 6) > 0.3
+        mask[..., 0] = True
+        self.run_case("_scaled_dot_product_efficient_attention.default",
+                      ("MASK", True, 0.0, False), {"scale": 0.5}, mask, False, 2)
+
+    def test_dropout_is_refused(self):
+        with self.assertRaises(reprokit_torch.UnsupportedOpsError) as caught:
+            self.run_case("scaled_dot_product_attention.default", (None, 0.1, False),
+                          {"scale": 0.5}, None, False, 1)
+        self.assertIn("dropout", str(caught.exception))
 
 
 class TrainingGraphs(unittest.TestCase):
