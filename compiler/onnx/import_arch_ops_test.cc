@@ -351,5 +351,60 @@ TEST(ImportArchOpsTest, EinsumRefusesDiagonalsAndBadEquations) {
               HasSubstr("term 'ijk' has 3 labels for an operand of rank 2"));
 }
 
+// If(Equal(Shape(x)[0], 2)) { then: Relu(x) + c } else { Det(x) }, the
+// branch outputs both 'r'; x: f32[n, 2].
+onnx::ModelProto IfModel(int64_t n, bool dynamic_condition = false) {
+  onnx::GraphProto then_branch;
+  then_branch.set_name("then");
+  *then_branch.add_node() = MakeNode("Relu", {"x"}, {"t"}, "then/relu");
+  *then_branch.add_node() = MakeNode("Add", {"t", "c"}, {"r"}, "then/add");
+  *then_branch.add_initializer() = FloatTensor("c", {}, {0.5f});
+  *then_branch.add_output() = MakeValueInfo({"r", kF32, {n, 2}});
+  onnx::GraphProto else_branch;
+  else_branch.set_name("else");
+  *else_branch.add_node() = MakeNode("Neg", {"x"}, {"e"}, "else/neg");
+  *else_branch.add_node() = MakeNode("Det", {"e"}, {"r2"}, "else/det");
+  *else_branch.add_output() = MakeValueInfo({"r2", kF32, {}, false});
+  onnx::NodeProto shape = MakeNode("Shape", {"x"}, {"s"}, "shape");
+  onnx::NodeProto first = MakeNode("Gather", {"s", "zero"}, {"n"}, "first");
+  onnx::NodeProto eq = MakeNode("Equal", {dynamic_condition ? "k" : "n", "two"}, {"cond"}, "eq");
+  onnx::NodeProto node = MakeNode("If", {"cond"}, {"y"}, "if");
+  onnx::AttributeProto* a = node.add_attribute();
+  a->set_name("then_branch");
+  a->set_type(onnx::AttributeProto::GRAPH);
+  *a->mutable_g() = then_branch;
+  a = node.add_attribute();
+  a->set_name("else_branch");
+  a->set_type(onnx::AttributeProto::GRAPH);
+  *a->mutable_g() = else_branch;
+  std::vector<ValueSpec> inputs = {{"x", kF32, {n, 2}}};
+  if (dynamic_condition) inputs.push_back({"k", kI64, {}});
+  return MakeModel({shape, first, eq, node}, inputs, {{"y", kF32, {n, 2}}},
+                   {Int64Tensor("zero", {}, {0}), Int64Tensor("two", {}, {2})});
+}
+
+TEST(ImportArchOpsTest, IfWithAKnownConditionIsItsBranch) {
+  absl::StatusOr<ImportedModel> imported = Import(IfModel(2));
+  ASSERT_TRUE(imported.ok()) << imported.status();
+  // The branch's nodes keep their names; the untaken branch (with an op
+  // this build does not convert) is never looked at.
+  EXPECT_THAT(PrintInline(imported->graph), HasSubstr("%then_add = add(%then_relu"));
+  EXPECT_THAT(Eval(imported->graph, {Floats({2, 2}, {-1, 1, 2, -3})}),
+              ElementsAre(0.5, 1.5, 2.5, 0.5));
+  ExpectRoundTrip(imported->graph);
+}
+
+TEST(ImportArchOpsTest, IfRefusesWhatItCannotFold) {
+  // The taken branch holds Det.
+  absl::StatusOr<ImportedModel> det = Import(IfModel(3));
+  ASSERT_FALSE(det.ok());
+  EXPECT_THAT(det.status().message(),
+              HasSubstr("If node 'if': subgraph 'else' has node 'else/det' of op Det (opset 17), "
+                        "which this build does not convert"));
+  absl::StatusOr<ImportedModel> dynamic = Import(IfModel(2, true));
+  ASSERT_FALSE(dynamic.ok());
+  EXPECT_THAT(dynamic.status().message(), HasSubstr("input 0 ('cond') must be a constant"));
+}
+
 }  // namespace
 }  // namespace rk::compiler::onnx_io

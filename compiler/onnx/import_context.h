@@ -51,6 +51,12 @@ class NodeContext {
   // The value of a constant node (or nullopt).
   virtual std::optional<HostTensor> ValueOf(NodeId id) const = 0;
 
+  // Converts the nodes of `graph`, a subgraph attribute of this node (an If
+  // branch), into the graph, in order, with the enclosing graph's values
+  // visible; returns the values of its outputs. A node the build does not
+  // convert is an error naming it.
+  virtual absl::StatusOr<std::vector<NodeId>> InlineSubgraph(const onnx::GraphProto& graph) = 0;
+
   // The result of ONNX output `i`.
   virtual void SetOutput(int i, NodeId id) = 0;
 

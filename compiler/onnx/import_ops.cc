@@ -84,6 +84,7 @@ const std::map<std::string, OpConverter>& Table() {
       {"GatherElements", &ConvertGatherElements}, {"GatherND", &ConvertGatherND},
       {"ScatterND", &ConvertScatterND}, {"ScatterElements", &ConvertScatterElements},
       {"Einsum", &ConvertEinsum},
+      {"If", &ConvertIf},
   };
   return *table;
 }

@@ -94,6 +94,9 @@ absl::Status ConvertScatterElements(NodeContext& ctx);  // indices known at impo
 // import_einsum.cc (transposes, reshapes, reduce_sum and batched matmuls)
 absl::Status ConvertEinsum(NodeContext& ctx);
 
+// import_control.cc
+absl::Status ConvertIf(NodeContext& ctx);  // condition known at import
+
 // import_pool_ceil.cc: widens `pads` ([begins..., ends...] over the spatial
 // dims of `x`) so that floor-mode windows give ONNX's ceil_mode=1 output;
 // refused, naming the node, when `counts_padding` (AveragePool's

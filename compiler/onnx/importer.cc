@@ -67,6 +67,7 @@ class Importer : public NodeContext {
   absl::StatusOr<NodeId> EmitConstant(HostTensor value) override;
   const TensorType& type(NodeId id) const override { return builder_.type(id); }
   std::optional<HostTensor> ValueOf(NodeId id) const override;
+  absl::StatusOr<std::vector<NodeId>> InlineSubgraph(const onnx::GraphProto& graph) override;
   void SetOutput(int i, NodeId id) override {
     if (i < static_cast<int>(outputs_.size())) outputs_[i] = id;
   }
@@ -304,6 +305,36 @@ std::string Importer::UniqueName(const std::string& base) {
   for (int k = 2; taken_.contains(name); ++k) name = absl::StrCat(base, "_", k);
   taken_.insert(name);
   return name;
+}
+
+absl::StatusOr<std::vector<NodeId>> Importer::InlineSubgraph(const onnx::GraphProto& graph) {
+  const onnx::NodeProto* outer = node_;
+  const std::vector<NodeId> outer_outputs = outputs_;
+  for (const onnx::TensorProto& t : graph.initializer()) initializers_[t.name()] = &t;
+  absl::Status status;
+  for (const onnx::NodeProto& n : graph.node()) {
+    const bool default_domain = n.domain().empty() || n.domain() == "ai.onnx";
+    const OpConverter* converter = default_domain ? FindConverter(n.op_type()) : nullptr;
+    if (converter == nullptr || opset_ < converter->first_opset ||
+        opset_ > converter->last_opset) {
+      node_ = outer;  // the error names the node that holds the subgraph
+      status = Error(absl::StrCat("subgraph '", graph.name(), "' has node '", n.name(), "' of op ",
+                                  n.op_type(), " (opset ", opset_,
+                                  "), which this build does not convert"));
+      break;
+    }
+    status = ConvertNode(n);
+    if (!status.ok()) break;
+  }
+  node_ = outer;
+  outputs_ = outer_outputs;
+  RK_RETURN_IF_ERROR(status);
+  std::vector<NodeId> results;
+  for (const onnx::ValueInfoProto& o : graph.output()) {
+    RK_ASSIGN_OR_RETURN(NodeId id, Value(o.name()));
+    results.push_back(id);
+  }
+  return results;
 }
 
 absl::Status Importer::ConvertNode(const onnx::NodeProto& n) {
