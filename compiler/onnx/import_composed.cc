@@ -101,18 +101,15 @@ absl::Status ConvertNormReduce(NodeContext& ctx) {
   RK_ASSIGN_OR_RETURN(NodeId x, ctx.Input(0));
   const int rank = ctx.type(x).shape.rank();
   RK_ASSIGN_OR_RETURN(int64_t keepdims, ctx.AttrInt("keepdims", 1));
-  // The axes became input 1 in opset 18.
-  RK_ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> reduced, ReduceAxes(ctx, rank, 18));
-  if (!reduced.has_value()) {
-    // noop_with_empty_axes=1 and no axes: "the output tensor would be
-    // equivalent to input tensor", as the operator documents say.
-    ctx.SetOutput(0, x);
-    return absl::OkStatus();
-  }
-  const std::vector<int64_t> axes = *std::move(reduced);
+  // The axes became input 1 in opset 18. No axes with noop_with_empty_axes=1
+  // reduces over no axis: each element alone, so the elementwise parts still
+  // apply (ReduceSumSquare squares, ReduceLogSum takes the log), as ONNX
+  // Runtime computes it.
+  RK_ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> axes, ReduceAxes(ctx, rank, 18));
   auto sum = [&](NodeId v) -> absl::StatusOr<NodeId> {
+    if (!axes.has_value()) return v;
     Attributes attrs;
-    attrs.Set("axes", axes);
+    attrs.Set("axes", *axes);
     attrs.Set("keepdim", keepdims != 0);
     return ctx.Emit(Op::kReduceSum, {v}, std::move(attrs));
   };

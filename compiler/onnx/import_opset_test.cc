@@ -141,6 +141,12 @@ TEST(ImportOpsetTest, ReduceWithoutAxesReducesAllOrNothingWithNoop) {
   AddIntAttr(noop, "noop_with_empty_axes", 1);
   out = Evaluated(Model({noop}, {{"x", kF32, {2, 2}}}, {{"y", kF32, {2, 2}}}, {}, 18), {x});
   ASSERT_EQ(out.size(), 1u);
+  // Reduced over no axis: each element squared (ONNX Runtime's answer).
+  EXPECT_EQ(Values(out[0]), (std::vector<double>{1, 4, 9, 16}));
+  onnx::NodeProto mean = MakeNode("ReduceMean", {"x"}, {"y"}, "mean");
+  AddIntAttr(mean, "noop_with_empty_axes", 1);
+  out = Evaluated(Model({mean}, {{"x", kF32, {2, 2}}}, {{"y", kF32, {2, 2}}}, {}, 18), {x});
+  ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(Values(out[0]), (std::vector<double>{1, -2, 3, -4}));
 
   // An empty axes input is no axes.
