@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <cstdlib>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -98,7 +99,11 @@ int RunFuzz(absl::Span<const std::string> args) {
       "(the page of `reprokit report DIR`).\n"
       "With --store, each finding's bundle and a campaign record go to a shared store\n"
       "for `reprokit fuzz merge` (docs/FUZZING.md, \"Merging shards\").\n"
-      "Exit: 0 no new finding, 1 new findings, 2 usage error, 125 store unreachable.");
+      "Each configuration's time budget per judgement is calibrated at the start (a few\n"
+      "small graphs, judged -j at a time); a timeout is a finding only if the minimized\n"
+      "graph times out again alone with 4x the budget.\n"
+      "Exit: 0 no new finding, 1 new findings, 2 usage error, 125 cannot test (most\n"
+      "judgements failed to run, nothing was judged, or the store is unreachable).");
   flags.String("out", &out, "campaign directory (created; reused to resume)", 'o');
   flags.String("store", &store_spec, "shared store (directory or http(s):// remote cache) for "
                                      "the findings' bundles and the campaign record");
@@ -109,9 +114,17 @@ int RunFuzz(absl::Span<const std::string> args) {
   flags.String("shard", &shard, "i/n: run shard i of n (default: Bazel's TEST_SHARD_* or 0/1)");
   flags.Int("nodes", &nodes, "compute nodes per generated graph");
   flags.Int("max-elems", &max_elems, "elements per tensor, at most");
+  std::string ops;
+  bool no_mixed_dtypes = false;
+  flags.String("ops", &ops, "generate only these ops, comma-separated (default: every op)");
+  flags.Bool("no-mixed-dtypes", &no_mixed_dtypes, "every value f32 (no other floats, ints, bools)");
   flags.String("fault", &faults, "inject faults (testing only, docs/FAULTS.md), e.g. relu:accuracy");
   flags.String("known", &known, "file of known signatures (one per line, or a summary.json)");
   flags.Double("minimize-time", &minimize_seconds, "seconds to minimize each finding");
+  std::string judge_timeout = "auto";
+  flags.String("judge-timeout", &judge_timeout,
+               "time budget per judgement: auto (calibrated per configuration at the start) "
+               "or a duration, e.g. 30s");
   flags.String("policy", &policy, "accuracy policy (torch, strict, cosine)");
   std::string grad = "none";
   flags.String("grad", &grad,
@@ -123,9 +136,11 @@ int RunFuzz(absl::Span<const std::string> args) {
   std::vector<std::string> backend_opts;
   flags.String("backends", &backends,
                "configurations to judge, comma-separated, instead of cpu,cpu-O0,cuda: cpu, "
-               "cpu-O0, cuda, or external backends by NAME or PATH (docs/BACKENDS.md)");
+               "cpu-O0, cuda, or external backends by NAME or PATH (docs/BACKENDS.md), on "
+               "cpu or on the devices after '@': NAME@cuda, NAME@cpu+cuda");
   flags.Repeated("backend-opt", &backend_opts,
-                 "key=value option for every external backend in --backends");
+                 "key=value option for the external backends in --backends that declare "
+                 "it (a key none declares is refused)");
   flags.Bool("no-gpu", &no_gpu, "skip the cuda configuration");
   flags.Bool("no-o0", &no_o0, "skip the opt_level=0 configuration");
   flags.Bool("no-emit", &no_emit, "do not emit Bazel packages");
@@ -161,6 +176,15 @@ int RunFuzz(absl::Span<const std::string> args) {
   options.jobs = static_cast<int>(jobs);
   options.generator.nodes = static_cast<int>(nodes);
   options.generator.max_elements = max_elems;
+  options.generator.mixed_dtypes = !no_mixed_dtypes;
+  for (const absl::string_view name : absl::StrSplit(ops, ',', absl::SkipEmpty())) {
+    std::optional<compiler::Op> op = compiler::ParseOp(std::string(name));
+    if (!op) {
+      return ReportError(kName, absl::InvalidArgumentError(
+                                    absl::StrCat("--ops: unknown op '", name, "'")));
+    }
+    options.generator.ops.push_back(*op);
+  }
   if (!faults.empty()) {
     options.faults = absl::StrSplit(faults, ',');
     // A typo would otherwise fail every compile and read as a "new finding".
@@ -176,6 +200,15 @@ int RunFuzz(absl::Span<const std::string> args) {
     options.known_signatures = *list;
   }
   options.minimize_seconds = minimize_seconds;
+  if (judge_timeout != "auto") {
+    absl::StatusOr<double> budget = ParseDuration(judge_timeout);
+    if (!budget.ok() || *budget <= 0) {
+      return ReportError(kName, absl::InvalidArgumentError(absl::StrCat(
+                                    "--judge-timeout: expected auto or a duration such as 30s, "
+                                    "got '", judge_timeout, "'")));
+    }
+    options.judge_timeout_seconds = *budget;
+  }
   options.policy = policy;
   if (grad != "none" && grad != "random" && grad != "all-float") {
     return ReportError(kName, absl::InvalidArgumentError(absl::StrCat(
@@ -243,6 +276,16 @@ int RunFuzz(absl::Span<const std::string> args) {
     }
     if (!summary->gpu_note.empty()) std::printf("cuda skipped: %s\n", summary->gpu_note.c_str());
     std::printf("reports: %s/summary.md, summary.json, junit.xml, report.html\n", out.c_str());
+  }
+  // A campaign whose judgements did not run says so and cannot pass.
+  if (const std::string why = fuzz::CannotTestReason(summary->stats, summary->configs);
+      !why.empty()) {
+    std::fprintf(stderr, "reprokit: fuzz: cannot test: %s%s%s\n", why.c_str(),
+                 summary->stopped_early.empty() ? "" : "; ", summary->stopped_early.c_str());
+    for (size_t i = 0; i < summary->stats.errors.size() && i < 5; ++i) {
+      std::fprintf(stderr, "  %s\n", summary->stats.errors[i].c_str());
+    }
+    return kExitCannotTest;
   }
   return summary->new_findings > 0 ? kExitReproduces : kExitOk;
 }

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -10,6 +11,9 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "base/leftovers.h"
 #include "absl/time/time.h"
 #include "compiler/ir/builder.h"
@@ -24,6 +28,7 @@
 #include "repro/emit/emit.h"
 #include "repro/emit/workspace.h"
 #include "repro/oracle/oracle.h"
+#include "repro/oracle/signature.h"
 #include "testing/fuzz/campaign_state.h"
 #include "testing/fuzz/finding_signature.h"
 #include "testing/fuzz/gradient_marks.h"
@@ -50,6 +55,68 @@ struct Config {
   CompileOptions options;
 };
 
+// Judgements share the oracles; a timeout is confirmed alone: the
+// confirmation waits until no judgement runs and keeps new ones out
+// (writers first, so a busy campaign cannot starve it).
+class JudgeGate {
+ public:
+  void EnterShared() {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] { return !exclusive_ && waiting_ == 0; });
+    ++shared_;
+  }
+  void LeaveShared() {
+    std::lock_guard<std::mutex> lock(mu_);
+    --shared_;
+    cv_.notify_all();
+  }
+  void EnterExclusive() {
+    std::unique_lock<std::mutex> lock(mu_);
+    ++waiting_;
+    cv_.wait(lock, [&] { return !exclusive_ && shared_ == 0; });
+    --waiting_;
+    exclusive_ = true;
+  }
+  void LeaveExclusive() {
+    std::lock_guard<std::mutex> lock(mu_);
+    exclusive_ = false;
+    cv_.notify_all();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  int shared_ = 0;
+  int waiting_ = 0;
+  bool exclusive_ = false;
+};
+
+absl::StatusOr<repro::Verdict> GatedJudge(JudgeGate& gate, repro::Oracle& oracle,
+                                          const Graph& graph,
+                                          const std::vector<HostTensor>& inputs,
+                                          const CompileOptions& options) {
+  gate.EnterShared();
+  absl::StatusOr<repro::Verdict> v = oracle.Judge(graph, inputs, options);
+  gate.LeaveShared();
+  return v;
+}
+
+// "NAME@cpu+cuda" -> {"NAME", {"cpu", "cuda"}}; no '@' (or one inside a
+// path's folders): {spec, {}}.
+std::pair<std::string, std::vector<std::string>> SplitDevices(const std::string& spec) {
+  const size_t at = spec.rfind('@');
+  if (at == std::string::npos || spec.find('/', at) != std::string::npos) return {spec, {}};
+  std::vector<std::string> devices = absl::StrSplit(spec.substr(at + 1), '+', absl::SkipEmpty());
+  return {spec.substr(0, at), devices};
+}
+
+// A cannot_judge message as a reason: what varies between graphs out.
+std::string Reason(const std::string& message) {
+  std::string r = repro::NormalizeMessage(message);
+  if (r.size() > 160) r = r.substr(0, 160) + "...";
+  return r;
+}
+
 bool AllFinite(const std::vector<HostTensor>& tensors) {
   for (const HostTensor& t : tensors) {
     if (!compiler::IsFloat(t.dtype())) continue;
@@ -67,12 +134,12 @@ bool AllFinite(const std::vector<HostTensor>& tensors) {
 // dedup by root cause rather than by where the error surfaced.
 class RootCauseInterestingness : public minifier::Interestingness {
  public:
-  RootCauseInterestingness(repro::Oracle* oracle, CompileOptions options,
+  RootCauseInterestingness(repro::Oracle* oracle, JudgeGate* gate, CompileOptions options,
                            const repro::Verdict& expected)
-      : oracle_(oracle), options_(std::move(options)), key_(Key(expected)) {}
+      : oracle_(oracle), gate_(gate), options_(std::move(options)), key_(Key(expected)) {}
 
   absl::StatusOr<minifier::InterestingnessResult> Judge(const minifier::Candidate& c) override {
-    absl::StatusOr<repro::Verdict> v = oracle_->Judge(c.graph, c.inputs, options_);
+    absl::StatusOr<repro::Verdict> v = GatedJudge(*gate_, *oracle_, c.graph, c.inputs, options_);
     if (!v.ok()) return v.status();
     minifier::InterestingnessResult r;
     r.signature = v->signature.ToString();
@@ -91,6 +158,7 @@ class RootCauseInterestingness : public minifier::Interestingness {
 
  private:
   repro::Oracle* oracle_;
+  JudgeGate* gate_;
   CompileOptions options_;
   std::string key_;
 };
@@ -109,7 +177,14 @@ class Campaign {
 
  private:
   absl::Status Setup();
+  absl::Status AddConfigs();
+  absl::Status CheckBackendOptions();
+  absl::Status SetBudgets();
   void ProbeGpu();
+  // Whether `graph` times out again judged alone with the confirmation
+  // budget; `message` gets what happened.
+  bool TimesOutAlone(const Graph& graph, const std::vector<HostTensor>& inputs,
+                     const Config& config, std::string* message);
   // environment.backend for a bundle judged with `options` (null for the
   // built-in compiler).
   Json BackendRecord(const CompileOptions& options);
@@ -122,6 +197,9 @@ class Campaign {
                const repro::Verdict& verdict, const Config& config,
                const std::string& parent_hash);
   void Error(const std::string& what);
+  // Stops the campaign once most of at least 64 judgements failed to run:
+  // another million graphs would not change that (exit 125).
+  void GiveUpIfNothingRunsLocked();
   CampaignSummary SnapshotLocked() const;
   double CampaignSecondsLocked() const { return seconds_before_ + Since(start_); }
   void SampleTimelineLocked(double min_interval);
@@ -130,7 +208,15 @@ class Campaign {
   CampaignOptions options_;
   CampaignProgressFn progress_;
   std::unique_ptr<repro::Oracle> oracle_;
+  // The confirmation of timeouts (one worker, several times the budget) and,
+  // before the budgets are known, the calibration (time_budget.h).
+  std::unique_ptr<repro::Oracle> patient_;
+  JudgeGate gate_;
+  std::vector<TimeBudget> budgets_;
+  std::atomic<bool> give_up_{false};
+  std::string stopped_early_;
   std::vector<Config> configs_;
+  bool want_gpu_ = false;
   std::string gpu_note_;
   std::set<std::string> known_;
 
@@ -179,9 +265,59 @@ absl::Status Campaign::Setup() {
   if (!done.ok()) return done.status();
   done_ = std::make_unique<DoneLog>(*std::move(done));
 
+  if (absl::Status s = AddConfigs(); !s.ok()) return s;
+  for (const Config& c : configs_) {
+    if (absl::Status s = CompileOptions::Parse(c.options.ToString()).status(); !s.ok()) return s;
+  }
+  const BudgetRule& rule = options_.budget_rule;
+  const bool fixed = options_.judge_timeout_seconds > 0;
+  // Before the budgets are known: the calibration's oracle, under the
+  // ceiling and as parallel as the campaign.
+  repro::Oracle::Config patient;
+  patient.options.policy = options_.policy;
+  patient.limits.timeout =
+      absl::Seconds(fixed ? options_.judge_timeout_seconds * rule.confirm_factor
+                          : rule.ceiling_seconds);
+  patient.workers = fixed ? 1 : options_.jobs;
+  absl::StatusOr<std::unique_ptr<repro::Oracle>> created = repro::Oracle::Create(patient);
+  if (!created.ok()) return created.status();
+  patient_ = *std::move(created);
+  // An external backend that is missing or broken stops the campaign here.
+  for (const Config& c : configs_) {
+    if (!c.options.external()) continue;
+    absl::StatusOr<repro::BackendHello> hello = patient_->Backend(c.options.backend);
+    if (!hello.ok()) return hello.status();
+  }
+  if (absl::Status s = CheckBackendOptions(); !s.ok()) return s;
+  if (want_gpu_) ProbeGpu();
+  if (absl::Status s = SetBudgets(); !s.ok()) return s;
+  double budget = 0, confirm = 0;
+  for (const TimeBudget& b : budgets_) {
+    budget = std::max(budget, b.budget_seconds);
+    confirm = std::max(confirm, b.confirm_seconds);
+  }
+  if (!fixed) {  // the confirmation: alone, with several times the budget
+    patient_.reset();
+    patient.limits.timeout = absl::Seconds(confirm);
+    patient.workers = 1;
+    created = repro::Oracle::Create(patient);
+    if (!created.ok()) return created.status();
+    patient_ = *std::move(created);
+  }
+  repro::Oracle::Config oracle;
+  oracle.options.policy = options_.policy;
+  oracle.limits.timeout = absl::Seconds(budget);
+  oracle.workers = options_.jobs;
+  created = repro::Oracle::Create(oracle);
+  if (!created.ok()) return created.status();
+  oracle_ = *std::move(created);
+  return absl::OkStatus();
+}
+
+absl::Status Campaign::AddConfigs() {
   CompileOptions base;
   base.faults = options_.faults;
-  bool want_gpu = options_.gpu;
+  want_gpu_ = options_.gpu;
   if (options_.backends.empty()) {
     configs_.push_back({"cpu", base});
     if (options_.opt_levels) {
@@ -189,45 +325,108 @@ absl::Status Campaign::Setup() {
       o0.opt_level = 0;
       configs_.push_back({"cpu-O0", o0});
     }
-  } else {
-    want_gpu = false;
-    for (const std::string& b : options_.backends) {
-      if (b == "cpu" || b == "builtin") {
-        configs_.push_back({"cpu", base});
-      } else if (b == "cpu-O0") {
-        CompileOptions o0 = base;
-        o0.opt_level = 0;
-        configs_.push_back({"cpu-O0", o0});
-      } else if (b == "cuda") {
-        want_gpu = true;
-      } else {
-        CompileOptions external;
-        if (absl::Status s = external.Set("backend", repro::CanonicalBackendSpec(b)); !s.ok()) {
-          return s;
-        }
-        external.backend_options = options_.backend_options;
-        const size_t slash = b.find_last_of('/');
-        configs_.push_back({slash == std::string::npos ? b : b.substr(slash + 1), external});
+    return absl::OkStatus();
+  }
+  want_gpu_ = false;
+  for (const std::string& b : options_.backends) {
+    if (b == "cpu" || b == "builtin") {
+      configs_.push_back({"cpu", base});
+    } else if (b == "cpu-O0") {
+      CompileOptions o0 = base;
+      o0.opt_level = 0;
+      configs_.push_back({"cpu-O0", o0});
+    } else if (b == "cuda") {
+      want_gpu_ = true;
+    } else {
+      const auto [spec, devices] = SplitDevices(b);
+      CompileOptions external;
+      if (absl::Status s = external.Set("backend", repro::CanonicalBackendSpec(spec)); !s.ok()) {
+        return s;
+      }
+      const size_t slash = spec.find_last_of('/');
+      const std::string name = slash == std::string::npos ? spec : spec.substr(slash + 1);
+      if (devices.empty()) configs_.push_back({name, external});
+      for (const std::string& device : devices) {
+        CompileOptions on = external;
+        on.device = device;
+        configs_.push_back({absl::StrCat(name, "@", device), on});
       }
     }
   }
-  for (const Config& c : configs_) {
-    if (absl::Status s = CompileOptions::Parse(c.options.ToString()).status(); !s.ok()) return s;
-  }
-  repro::Oracle::Config oracle;
-  oracle.options.policy = options_.policy;
-  oracle.limits.timeout = absl::Seconds(options_.judge_timeout_seconds);
-  oracle.workers = options_.jobs;
-  absl::StatusOr<std::unique_ptr<repro::Oracle>> created = repro::Oracle::Create(oracle);
-  if (!created.ok()) return created.status();
-  oracle_ = *std::move(created);
-  // An external backend that is missing or broken stops the campaign here.
-  for (const Config& c : configs_) {
+  return absl::OkStatus();
+}
+
+// Each external backend gets the --backend-opt keys it declares; a key no
+// listed backend declares would fail every judgement, so it is refused.
+absl::Status Campaign::CheckBackendOptions() {
+  std::vector<std::string> declared_by;  // "name: a, b"
+  std::set<std::string> used;
+  bool any_external = false;
+  for (Config& c : configs_) {
     if (!c.options.external()) continue;
-    absl::StatusOr<repro::BackendHello> hello = oracle_->Backend(c.options.backend);
+    any_external = true;
+    absl::StatusOr<repro::BackendHello> hello = patient_->Backend(c.options.backend);
     if (!hello.ok()) return hello.status();
+    if (!hello->SupportsDevice(c.options.device)) {
+      return absl::UnavailableError(absl::StrCat(
+          "backend '", hello->name, "' has no device '", c.options.device, "' (it has: ",
+          absl::StrJoin(hello->devices, ", "), ")"));
+    }
+    std::vector<std::string> names;
+    for (const repro::BackendOptionInfo& o : hello->options) names.push_back(o.name);
+    declared_by.push_back(absl::StrCat(hello->name, " declares ",
+                                       names.empty() ? "none" : absl::StrJoin(names, ", ")));
+    for (const std::string& item : options_.backend_options) {
+      const std::string key = item.substr(0, item.find(':'));
+      if (hello->FindOption(key) == nullptr) continue;
+      c.options.backend_options.push_back(item);
+      used.insert(key);
+    }
   }
-  if (want_gpu) ProbeGpu();
+  for (const std::string& item : options_.backend_options) {
+    const std::string key = item.substr(0, item.find(':'));
+    if (used.count(key)) continue;
+    if (!any_external) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--backend-opt ", key, ": no external backend in --backends to take it"));
+    }
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--backend-opt ", key, ": no backend in --backends declares this option (",
+        absl::StrJoin(declared_by, "; "), ")",
+        key == "device" ? "; the device is chosen with --backends NAME@DEVICE" : ""));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Campaign::SetBudgets() {
+  const BudgetRule& rule = options_.budget_rule;
+  const double fixed = options_.judge_timeout_seconds;
+  std::vector<compiler::generator::GeneratedGraph> graphs;
+  if (fixed <= 0) {
+    compiler::generator::GeneratorOptions small = options_.generator;
+    small.nodes = std::min(small.nodes, 4);
+    const int count = std::max(3, options_.jobs);
+    for (int i = 0; static_cast<int>(graphs.size()) < count && i < 4 * count; ++i) {
+      absl::StatusOr<compiler::generator::GeneratedGraph> g =
+          compiler::generator::Generate(GraphSeed(options_.seed ^ 0xca1b7a7eULL, i), small);
+      if (g.ok() && compiler::Verify(g->graph).ok()) graphs.push_back(*std::move(g));
+    }
+  }
+  for (const Config& c : configs_) {
+    if (fixed > 0 || graphs.empty()) {
+      TimeBudget b;
+      b.config = c.name;
+      b.device = c.options.device;
+      b.budget_seconds = fixed > 0 ? fixed : rule.floor_seconds;
+      b.confirm_seconds = rule.confirm_factor * b.budget_seconds;
+      budgets_.push_back(b);
+      continue;
+    }
+    absl::StatusOr<TimeBudget> b = CalibrateBudget(*patient_, graphs, c.name, c.options,
+                                                   options_.jobs, options_.seed, rule);
+    if (!b.ok()) return b.status();
+    budgets_.push_back(*std::move(b));
+  }
   return absl::OkStatus();
 }
 
@@ -243,7 +442,7 @@ void Campaign::ProbeGpu() {
   CompileOptions cuda;
   cuda.device = "cuda";
   absl::StatusOr<repro::Verdict> v =
-      oracle_->Judge(*g, {HostTensor::Full(g->type(x), 1.0)}, cuda);
+      patient_->Judge(*g, {HostTensor::Full(g->type(x), 1.0)}, cuda);
   if (!v.ok()) {
     gpu_note_ = std::string(v.status().message());
   } else if (v->kind == repro::VerdictKind::kCompileError) {
@@ -258,6 +457,7 @@ bool Campaign::NextIndex(int64_t* index) {
   std::lock_guard<std::mutex> lock(mu_);
   while (true) {
     if (options_.stop != nullptr && options_.stop->load()) return false;
+    if (give_up_.load()) return false;
     if (options_.time_seconds > 0 && Since(start_) >= options_.time_seconds) return false;
     if (options_.iterations > 0 && next_k_ >= options_.iterations) return false;
     const int64_t candidate = next_k_++ * options_.shard_count + options_.shard_index;
@@ -316,7 +516,8 @@ void Campaign::Process(int64_t index) {
   if (valid) {
     for (const Config& config : configs_) {
       const Clock::time_point t1 = Clock::now();
-      absl::StatusOr<repro::Verdict> verdict = oracle_->Judge(g->graph, inputs, config.options);
+      absl::StatusOr<repro::Verdict> verdict =
+          GatedJudge(gate_, *oracle_, g->graph, inputs, config.options);
       {
         std::lock_guard<std::mutex> lock(mu_);
         stats_.judge_seconds += Since(t1);
@@ -324,6 +525,17 @@ void Campaign::Process(int64_t index) {
           ++stats_.judgements;
           ++stats_.verdicts[absl::StrCat(config.name, ":", std::string(repro::VerdictKindName(verdict->kind)))];
           stats_.failures += repro::IsFailure(verdict->kind);
+          if (verdict->kind == repro::VerdictKind::kCannotJudge) {
+            std::string key = absl::StrCat(config.name, ": ", Reason(verdict->message));
+            if (!stats_.not_applicable.count(key) &&
+                stats_.not_applicable.size() >= kMaxReasons) {
+              key = absl::StrCat(config.name, ": other");
+            }
+            ++stats_.not_applicable[key];
+          }
+        } else {
+          ++stats_.judge_errors[config.name];
+          GiveUpIfNothingRunsLocked();
         }
       }
       if (!verdict.ok()) {
@@ -368,6 +580,22 @@ void Campaign::HandleFailure(const Graph& graph, const std::vector<HostTensor>& 
     }
     ++stats_.minimizations;
   }
+  // A timeout under the campaign's load is a finding only if it times out
+  // again alone with several times the budget, before and after minimizing.
+  auto unconfirmed_timeout = [&](const std::string& what) {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++stats_.unconfirmed;
+    ++stats_.unconfirmed_timeouts;
+    if (stats_.unconfirmed_failures.size() < 20) {
+      stats_.unconfirmed_failures.push_back(
+          absl::StrCat("seed ", seed, " ", config.name, ": ", raw, " (", what, ")"));
+    }
+  };
+  const bool timeout = verdict.kind == repro::VerdictKind::kTimeout;
+  if (std::string what; timeout && !TimesOutAlone(graph, inputs, config, &what)) {
+    unconfirmed_timeout(what);
+    return;
+  }
   const std::string tmp = (fs::path(options_.out_dir) / "findings" /
                            absl::StrCat(".tmp-", index, "-", config.name)).string();
   std::error_code ec;
@@ -388,7 +616,7 @@ void Campaign::HandleFailure(const Graph& graph, const std::vector<HostTensor>& 
   }
   const Clock::time_point t0 = Clock::now();
   minifier::Candidate best{graph, inputs};
-  RootCauseInterestingness interestingness(oracle_.get(), config.options, verdict);
+  RootCauseInterestingness interestingness(oracle_.get(), &gate_, config.options, verdict);
   minifier::MinifyOptions minify;
   minify.time_limit_seconds = options_.minimize_seconds;
   minify.stop = options_.stop;
@@ -416,8 +644,15 @@ void Campaign::HandleFailure(const Graph& graph, const std::vector<HostTensor>& 
     Error(absl::StrCat("minify seed ", seed, ": ", result.status().message()));
   }
   repro::Verdict final_verdict = verdict;
-  if (absl::StatusOr<repro::Verdict> v = oracle_->Judge(best.graph, best.inputs, config.options);
-      v.ok() && RootCauseInterestingness::Key(*v) == RootCauseInterestingness::Key(verdict)) {
+  if (timeout) {
+    if (std::string what; !TimesOutAlone(best.graph, best.inputs, config, &what)) {
+      unconfirmed_timeout(absl::StrCat("minimized: ", what));
+      fs::remove_all(tmp, ec);
+      return;
+    }
+  } else if (absl::StatusOr<repro::Verdict> v =
+                 GatedJudge(gate_, *oracle_, best.graph, best.inputs, config.options);
+             v.ok() && RootCauseInterestingness::Key(*v) == RootCauseInterestingness::Key(verdict)) {
     final_verdict = *v;
   } else {
     best = {graph, inputs};
@@ -526,6 +761,40 @@ void Campaign::Publish(FindingRecord record, const minifier::Candidate& best,
   MaybeReportLocked(true);
 }
 
+void Campaign::GiveUpIfNothingRunsLocked() {
+  int64_t errors = 0;
+  for (const auto& [config, n] : stats_.judge_errors) errors += n;
+  if (errors < 64 || errors <= 8 * stats_.judgements || give_up_.load()) return;
+  give_up_ = true;
+  stopped_early_ = absl::StrCat("stopped after ", errors, " judgements that failed to run (",
+                                stats_.judgements, " ran)");
+}
+
+bool Campaign::TimesOutAlone(const Graph& graph, const std::vector<HostTensor>& inputs,
+                             const Config& config, std::string* message) {
+  double confirm = 0, budget = 0;
+  for (const TimeBudget& b : budgets_) {
+    if (b.config == config.name) {
+      confirm = b.confirm_seconds;
+      budget = b.budget_seconds;
+    }
+  }
+  gate_.EnterExclusive();
+  const Clock::time_point t0 = Clock::now();
+  absl::StatusOr<repro::Verdict> v = patient_->Judge(graph, inputs, config.options);
+  const double took = Since(t0);
+  gate_.LeaveExclusive();
+  if (!v.ok()) {
+    *message = absl::StrCat("judged alone: ", v.status().message());
+    return false;
+  }
+  const bool timed_out = v->kind == repro::VerdictKind::kTimeout || took >= confirm;
+  *message = absl::StrFormat("judged alone with %.0f s: %s after %.1f s (budget %.0f s)", confirm,
+                             timed_out ? "timed out" : std::string(repro::VerdictKindName(v->kind)),
+                             took, budget);
+  return timed_out;
+}
+
 CampaignSummary Campaign::SnapshotLocked() const {
   CampaignSummary summary;
   summary.options = options_;
@@ -535,6 +804,8 @@ CampaignSummary Campaign::SnapshotLocked() const {
   summary.run_graphs = run_graphs_;
   for (const Config& c : configs_) summary.configs.push_back(c.name);
   summary.gpu_note = gpu_note_;
+  summary.budgets = budgets_;
+  summary.stopped_early = stopped_early_;
   for (const auto& [sig, f] : findings_) {
     summary.findings.push_back(f);
     summary.new_findings += f.new_this_run;
@@ -578,6 +849,36 @@ absl::StatusOr<CampaignSummary> Campaign::Run(const CampaignProgressFn& progress
 }
 
 }  // namespace
+
+ConfigCounts CountsOf(const CampaignStats& stats, const std::string& config) {
+  ConfigCounts c;
+  const std::string prefix = config + ":";
+  for (const auto& [key, n] : stats.verdicts) {
+    if (key.rfind(prefix, 0) != 0 || key.find(':', prefix.size()) != std::string::npos) continue;
+    (key.substr(prefix.size()) == "cannot_judge" ? c.not_applicable : c.judged) += n;
+  }
+  if (auto it = stats.judge_errors.find(config); it != stats.judge_errors.end()) c.errors = it->second;
+  return c;
+}
+
+std::string CannotTestReason(const CampaignStats& stats, const std::vector<std::string>& configs) {
+  int64_t judged = 0, not_applicable = 0, errors = 0;
+  for (const std::string& c : configs) {
+    const ConfigCounts n = CountsOf(stats, c);
+    judged += n.judged;
+    not_applicable += n.not_applicable;
+    errors += n.errors;
+  }
+  if (errors > judged + not_applicable) {
+    return absl::StrCat("most judgements failed to run: ", errors, " errors, ", judged,
+                        " judged, ", not_applicable, " not applicable");
+  }
+  if (judged == 0 && stats.valid > 0) {
+    return absl::StrCat("no graph was judged: ", stats.valid, " valid graphs, ", not_applicable,
+                        " not applicable, ", errors, " errors");
+  }
+  return "";
+}
 
 bool IsUnconfirmedFailure(const absl::Status& minimized, repro::VerdictKind kind) {
   return absl::IsFailedPrecondition(minimized) && kind != repro::VerdictKind::kNondeterministic;

@@ -45,6 +45,7 @@
 #include "absl/status/statusor.h"
 #include "compiler/generator/generator.h"
 #include "repro/oracle/verdict.h"
+#include "testing/fuzz/time_budget.h"
 
 namespace rk::fuzz {
 
@@ -63,17 +64,24 @@ struct CampaignOptions {
   bool gpu = true;         // the cuda configuration, when usable
   // Non-empty: the configurations judged, instead of cpu, cpu-O0 and cuda:
   // cpu (or builtin), cpu-O0, cuda, or an external backend's name or path
-  // (docs/BACKENDS.md). Findings of an external backend are signed with its
-  // name in front ("torch_inductor:accuracy:..."), so each backend dedups
-  // its own.
+  // (docs/BACKENDS.md), on cpu or on the devices after an '@'
+  // ("onnxruntime@cuda", "torch_inductor@cpu+cuda": one configuration per
+  // device, named NAME@DEVICE). Findings of an external backend are signed
+  // with its configuration's name in front ("torch_inductor:accuracy:..."),
+  // so each dedups its own.
   std::vector<std::string> backends;
-  std::vector<std::string> backend_options;  // "key:value", for every external backend
+  // "key:value", for the external backends that declare the key; a key no
+  // listed backend declares is refused (InvalidArgument) before any graph.
+  std::vector<std::string> backend_options;
   std::string policy = "torch";
   // Gradients judged too (repro/oracle/gradients.h): "none", "random" (each
   // graph marks a seeded random non-empty subset of its float inputs) or
   // "all-float". A graph whose joint graph cannot be built stays unmarked.
   std::string grad = "none";
-  double judge_timeout_seconds = 20;
+  // Per judgement: > 0 a fixed budget for every configuration; 0 calibrated
+  // per configuration at the start (time_budget.h, with `budget_rule`).
+  double judge_timeout_seconds = 0;
+  BudgetRule budget_rule;
   double minimize_seconds = 60;  // per finding
   int max_minimize_per_verdict = 3;
   bool emit = true;
@@ -146,6 +154,16 @@ struct CampaignStats {
   // Nondeterministic failures are intermittent by nature and always kept.
   int64_t unconfirmed = 0;
   std::vector<std::string> unconfirmed_failures;  // "seed S CONFIG: SIGNATURE (MESSAGE)"
+  // ... of which timeouts that did not time out again judged alone with
+  // several times the budget (time_budget.h).
+  int64_t unconfirmed_timeouts = 0;
+  // Per configuration: judgements that could not run at all (the oracle or
+  // the backend returned an error; the first few are in `errors`), and
+  // graphs the configuration cannot take, per "CONFIG: reason" (cannot_judge
+  // verdicts: an op, dtype or attribute the backend does not declare, ...;
+  // at most kMaxReasons reasons, the rest under "CONFIG: other").
+  std::map<std::string, int64_t> judge_errors;
+  std::map<std::string, int64_t> not_applicable;
   double seconds = 0;      // wall time, all runs
   double generate_seconds = 0;
   double judge_seconds = 0;
@@ -166,6 +184,22 @@ struct CampaignStats {
 // whether it appended.
 bool AddTimelinePoint(CampaignStats& stats, const TimelinePoint& point, double min_interval);
 
+inline constexpr size_t kMaxReasons = 40;
+
+// Per configuration, next to the graphs generated.
+struct ConfigCounts {
+  int64_t judged = 0;          // verdicts other than cannot_judge
+  int64_t not_applicable = 0;  // cannot_judge verdicts
+  int64_t errors = 0;          // judgements that did not run
+};
+ConfigCounts CountsOf(const CampaignStats& stats, const std::string& config);
+
+// Why a campaign tested nothing worth reporting, or "" when it did: most of
+// its judgements failed to run (more errors than verdicts), or none of its
+// valid graphs was judged by any configuration. Such a campaign exits 125
+// (cannot test) with this reason and its first errors.
+std::string CannotTestReason(const CampaignStats& stats, const std::vector<std::string>& configs);
+
 struct CampaignSummary {
   CampaignOptions options;
   CampaignStats stats;      // cumulative over every run in out_dir
@@ -173,6 +207,10 @@ struct CampaignSummary {
   int64_t run_graphs = 0;   // this run
   std::vector<std::string> configs;
   std::string gpu_note;     // why the cuda configuration did not run
+  std::vector<TimeBudget> budgets;  // this run's, per configuration
+  // Set when the run stopped before its time or iterations because its
+  // judgements kept failing to run.
+  std::string stopped_early;
   std::vector<FindingRecord> findings;  // sorted by signature
   int64_t new_findings = 0;
 };

@@ -111,6 +111,7 @@ const ScalarMember<CampaignStats> kStatsMembers[] = {
     {"known_hits", &CampaignStats::known_hits},
     {"minimizations", &CampaignStats::minimizations},
     {"unconfirmed", &CampaignStats::unconfirmed},
+    {"unconfirmed_timeouts", &CampaignStats::unconfirmed_timeouts},
     {"seconds", &CampaignStats::seconds},
     {"generate_seconds", &CampaignStats::generate_seconds},
     {"judge_seconds", &CampaignStats::judge_seconds},
@@ -153,6 +154,12 @@ Json StatsToJson(const CampaignStats& s) {
   Json verdicts = Json::MakeObject();
   for (const auto& [key, n] : s.verdicts) verdicts.Set(key, static_cast<long long>(n));
   j.Set("verdicts", std::move(verdicts));
+  for (const auto& [name, map] : {std::pair{"judge_errors", &s.judge_errors},
+                                  std::pair{"not_applicable", &s.not_applicable}}) {
+    Json counts = Json::MakeObject();
+    for (const auto& [key, n] : *map) counts.Set(key, static_cast<long long>(n));
+    j.Set(name, std::move(counts));
+  }
   Json coverage = Json::MakeObject();
   for (compiler::Op op : compiler::kAllOps) {
     coverage.Set(compiler::OpName(op), static_cast<long long>(s.coverage.count(op)));
@@ -186,6 +193,12 @@ absl::Status StatsFromJson(const Json& j, CampaignStats* s) {
   ReadMembers(j, kStatsMembers, *s);
   if (const Json* v = j.Find("verdicts"); v != nullptr && v->is_object()) {
     for (const auto& [key, n] : v->object()) s->verdicts[key] = n.int_value();
+  }
+  for (const auto& [name, map] : {std::pair{"judge_errors", &s->judge_errors},
+                                  std::pair{"not_applicable", &s->not_applicable}}) {
+    if (const Json* v = j.Find(name); v != nullptr && v->is_object()) {
+      for (const auto& [key, n] : v->object()) (*map)[key] = n.int_value();
+    }
   }
   if (const Json* c = j.Find("coverage"); c != nullptr && c->is_object()) {
     for (const auto& [key, n] : c->object()) {

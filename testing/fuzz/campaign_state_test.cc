@@ -76,6 +76,9 @@ TEST(StatsJsonTest, RoundTripsInOrder) {
                   .failures = 5, .duplicates = 4, .known_hits = 3, .minimizations = 2,
                   .unconfirmed = 1,
                   .unconfirmed_failures = {"seed 7 cpu: timeout@compile (timed out after 20s)"},
+                  .unconfirmed_timeouts = 1,
+                  .judge_errors = {{"onnxruntime", 3}},
+                  .not_applicable = {{"onnxruntime: op iota", 2}},
                   .seconds = 0.5, .generate_seconds = 0.25, .judge_seconds = 0.125,
                   .minimize_seconds = 2.0, .verdicts = {{"cpu:pass", 6}}, .coverage = {},
                   .op_dtypes = {{"relu:f32", 4}}, .errors = {"generator: no valid graph"},
@@ -86,13 +89,15 @@ TEST(StatsJsonTest, RoundTripsInOrder) {
   EXPECT_EQ(text.substr(0, text.find(",\"verdicts\"")),
             R"({"graphs":10,"generated":9,"valid":8,"nan_free":7,"judgements":6,)"
             R"("failures":5,"duplicates":4,"known_hits":3,"minimizations":2,"unconfirmed":1,)"
-            R"("seconds":0.5,)"
+            R"("unconfirmed_timeouts":1,"seconds":0.5,)"
             R"("generate_seconds":0.25,"judge_seconds":0.125,"minimize_seconds":2.0)");
   CampaignStats back;
   ASSERT_TRUE(StatsFromJson(j, &back).ok());
   EXPECT_EQ(StatsToJson(back), j);
   EXPECT_EQ(back.coverage.count(compiler::Op::kRelu), 4);
   EXPECT_EQ(back.errors, s.errors);
+  EXPECT_EQ(back.judge_errors, s.judge_errors);
+  EXPECT_EQ(back.not_applicable, s.not_applicable);
   EXPECT_EQ(back.unconfirmed_failures, s.unconfirmed_failures);
   EXPECT_EQ(back.op_dtypes, s.op_dtypes);
 }

@@ -76,6 +76,12 @@ std::string GraphShapeHash(const Graph& graph) {
 
 std::string FindingSignature(const repro::Signature& verdict, const Graph& minimized) {
   std::string text = verdict.ToString();
+  // The normalized message of a compile error names its cause, and a wrong
+  // output type says op and how; where the minimizer stopped does not count.
+  if (verdict.kind == repro::VerdictKind::kCompileError ||
+      verdict.kind == repro::VerdictKind::kShapeMismatch) {
+    return text;
+  }
   // accuracy:<subkind>:<op>:<dtype> and nondeterministic:<op>:<dtype>: the
   // dtype goes, as in the graph hash.
   if (verdict.kind == repro::VerdictKind::kAccuracy ||

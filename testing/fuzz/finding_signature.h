@@ -12,6 +12,14 @@
 //
 //   accuracy:miscompile:relu:float#3f9a0c12e4b7
 //
+// Compile errors and shape mismatches are signed by the verdict alone: the
+// normalized message of a compile error names the cause (an external
+// backend's node names, numbers and paths are out: signature.h), so the
+// same rejection found in two graphs that minimized to different shapes is
+// one finding.
+//
+//   compile_error:runtime_error:Type (tensor(bool)) of input (vN) ...
+//
 // Float dtypes count as one family ("float") in both parts: a culprit
 // shows up in whatever dtype the random graph gave it; the dtype stays
 // visible in the finding's minimized graph and message.
@@ -31,7 +39,8 @@ namespace rk::fuzz {
 std::string BucketedGraphText(const compiler::Graph& graph);
 // First 12 hex digits of SHA-256(BucketedGraphText(graph)).
 std::string GraphShapeHash(const compiler::Graph& graph);
-// "<verdict signature>#<GraphShapeHash>".
+// "<verdict signature>#<GraphShapeHash>", or the verdict signature alone
+// for compile_error and shape_mismatch.
 std::string FindingSignature(const repro::Signature& verdict, const compiler::Graph& minimized);
 // A file-system and Bazel-friendly name for a finding, e.g.
 // "accuracy_relu_3f9a0c12".

@@ -75,6 +75,34 @@ Json SummaryJson(const CampaignSummary& s) {
   o.Set("configs", std::move(configs));
   o.Set("gpu_note", s.gpu_note);
   j.Set("options", std::move(o));
+  // Graphs judged per configuration next to the graphs generated, and each
+  // configuration's time budget.
+  Json per_config = Json::MakeObject();
+  for (const std::string& c : s.configs) {
+    const ConfigCounts n = CountsOf(s.stats, c);
+    Json x = Json::MakeObject();
+    x.Set("generated", static_cast<long long>(s.stats.generated));
+    x.Set("judged", static_cast<long long>(n.judged));
+    x.Set("not_applicable", static_cast<long long>(n.not_applicable));
+    x.Set("errors", static_cast<long long>(n.errors));
+    for (const TimeBudget& b : s.budgets) {
+      if (b.config != c) continue;
+      Json t = Json::MakeObject();
+      t.Set("device", b.device);
+      t.Set("calibrated", b.calibrated);
+      t.Set("calibration_judgements", b.judgements);
+      t.Set("slowest_seconds", b.slowest_seconds);
+      t.Set("budget_seconds", b.budget_seconds);
+      t.Set("confirm_seconds", b.confirm_seconds);
+      x.Set("time_budget", std::move(t));
+    }
+    per_config.Set(c, std::move(x));
+  }
+  j.Set("configurations", std::move(per_config));
+  const std::string cannot_test = CannotTestReason(s.stats, s.configs);
+  j.Set("cannot_test", !cannot_test.empty());
+  j.Set("cannot_test_reason", cannot_test);
+  j.Set("stopped_early", s.stopped_early);
   Json run = Json::MakeObject();
   run.Set("seconds", s.run_seconds);
   run.Set("graphs", static_cast<long long>(s.run_graphs));
@@ -117,11 +145,41 @@ std::string SummaryMarkdown(const CampaignSummary& s) {
                         st.duplicates, st.known_hits);
   absl::StrAppendFormat(&md, "| findings | %d (%d new) |\n", s.findings.size(), s.new_findings);
   if (st.unconfirmed > 0) {
-    absl::StrAppendFormat(&md, "| unconfirmed | %d (did not reproduce when judged again: not findings) |\n",
-                          st.unconfirmed);
+    absl::StrAppendFormat(&md, "| unconfirmed | %d (did not reproduce when judged again: not "
+                          "findings; %d timeouts that did not time out alone) |\n",
+                          st.unconfirmed, st.unconfirmed_timeouts);
   }
   absl::StrAppendFormat(&md, "| time split | generate %.1f s, judge %.1f s, minimize %.1f s |\n\n",
                         st.generate_seconds, st.judge_seconds, st.minimize_seconds);
+  if (const std::string why = CannotTestReason(st, s.configs); !why.empty()) {
+    absl::StrAppend(&md, "**Cannot test: ", why, ".** Nothing below says the compilers are "
+                    "right; the first errors are listed at the end.\n\n");
+  }
+  if (!s.stopped_early.empty()) absl::StrAppend(&md, "Stopped early: ", s.stopped_early, ".\n\n");
+  absl::StrAppend(&md, "## Configurations\n\n| configuration | generated | judged | not applicable "
+                  "| errors | time budget |\n|---|---|---|---|---|---|\n");
+  for (const std::string& c : s.configs) {
+    const ConfigCounts n = CountsOf(st, c);
+    std::string budget = "-";
+    for (const TimeBudget& b : s.budgets) {
+      if (b.config != c) continue;
+      budget = b.calibrated
+                   ? absl::StrFormat("%.1f s (slowest of %d calibration graphs %.2f s; "
+                                     "confirmed alone with %.0f s)",
+                                     b.budget_seconds, b.judgements, b.slowest_seconds,
+                                     b.confirm_seconds)
+                   : absl::StrFormat("%.1f s (fixed; confirmed alone with %.0f s)",
+                                     b.budget_seconds, b.confirm_seconds);
+    }
+    absl::StrAppendFormat(&md, "| %s | %d | %d | %d | %d | %s |\n", c, st.generated, n.judged,
+                          n.not_applicable, n.errors, budget);
+  }
+  if (!st.not_applicable.empty()) {
+    absl::StrAppend(&md, "\nNot applicable (graphs a configuration cannot take, never sent):\n\n"
+                    "| configuration: reason | graphs |\n|---|---|\n");
+    for (const auto& [key, n] : st.not_applicable) absl::StrAppend(&md, "| ", key, " | ", n, " |\n");
+  }
+  absl::StrAppend(&md, "\n");
   absl::StrAppend(&md, "## Verdicts\n\n| configuration:verdict | count |\n|---|---|\n");
   for (const auto& [key, n] : st.verdicts) absl::StrAppend(&md, "| ", key, " | ", n, " |\n");
   absl::StrAppend(&md, "\n## Findings\n\n");
