@@ -10,6 +10,7 @@
 #include "base/file_util.h"
 #include "base/status_macros.h"
 #include "compiler/onnx/checker.h"
+#include "compiler/onnx/export_dtypes.h"
 #include "compiler/onnx/model_file.h"
 #include "compiler/onnx/onnx_tensor.h"
 #include "compiler/support/version.h"
@@ -80,6 +81,19 @@ class Exporter {
     *a->mutable_t() = TensorToProto(t, "");
   }
   absl::Status ExportNode(NodeId id);
+  // Writes `node` computing in `type` (the node's own type, or its carrier
+  // dtype: export_dtypes.h) from the values `in` into the value `out`;
+  // `operand_dtypes` are the dtypes of `in`.
+  absl::Status WriteOp(const Node& node, const std::vector<std::string>& in,
+                       const std::vector<DType>& operand_dtypes, const TensorType& type,
+                       const std::string& out);
+  // `value` as `dtype` (itself when it has that dtype already).
+  std::string CastTo(const std::string& value, DType from, DType to, const std::string& suffix) {
+    if (from == to) return value;
+    const std::string cast = Temp(suffix);
+    SetInt(Add("Cast", {value}, cast), "to", OnnxElemType(to));
+    return cast;
+  }
 
   const Graph& graph_;
   onnx::ModelProto model_;
@@ -116,14 +130,53 @@ const char* SimpleOnnxOp(const std::string& op) {
   return nullptr;
 }
 
+// The dtype an op computes its result in, given the dtype it computes in.
+DType ComputedDType(Op op, DType compute, DType result) {
+  if (GetOpKind(op) == OpKind::kCompare || op == Op::kArgmax) return result;
+  return compute;
+}
+
 absl::Status Exporter::ExportNode(NodeId id) {
   const Node& node = graph_.node(id);
-  const std::string op(OpName(node.op));
   const std::string& out = names_[id.value];
   current_ = out;
   std::vector<std::string> in;
-  for (NodeId o : node.operands) in.push_back(names_[o.value]);
-  const TensorType& type = node.type;
+  std::vector<DType> dtypes;
+  for (NodeId o : node.operands) {
+    in.push_back(names_[o.value]);
+    dtypes.push_back(graph_.type(o).dtype);
+  }
+  // The dtype ONNX constrains: the typed operands' (they share one), or a
+  // source's result.
+  std::optional<DType> typed;
+  for (size_t k = 0; k < dtypes.size() && !typed; ++k) {
+    if (IsTypedOperand(node.op, static_cast<int>(k))) typed = dtypes[k];
+  }
+  if (node.operands.empty()) typed = node.type.dtype;
+  const std::optional<DType> carrier =
+      typed.has_value() ? CarrierDType(node.op, *typed) : std::nullopt;
+  if (!carrier.has_value()) return WriteOp(node, in, dtypes, node.type, out);
+  // Operands to the carrier, the op in it, the result back.
+  for (size_t k = 0; k < in.size(); ++k) {
+    if (!IsTypedOperand(node.op, static_cast<int>(k))) continue;
+    in[k] = CastTo(in[k], dtypes[k], *carrier, absl::StrCat("in", k, "_", std::string(DTypeName(*carrier))));
+    dtypes[k] = *carrier;
+  }
+  const DType computed = ComputedDType(node.op, *carrier, node.type.dtype);
+  if (computed == node.type.dtype) {
+    return WriteOp(node, in, dtypes, TensorType(computed, node.type.shape), out);
+  }
+  const std::string wide = Temp(std::string(DTypeName(computed)));
+  RK_RETURN_IF_ERROR(WriteOp(node, in, dtypes, TensorType(computed, node.type.shape), wide));
+  current_ = out;
+  SetInt(Add("Cast", {wide}, out), "to", OnnxElemType(node.type.dtype));
+  return absl::OkStatus();
+}
+
+absl::Status Exporter::WriteOp(const Node& node, const std::vector<std::string>& in,
+                               const std::vector<DType>& operand_dtypes, const TensorType& type,
+                               const std::string& out) {
+  const std::string op(OpName(node.op));
   const Attributes& attrs = node.attrs;
   auto ints = [&](const char* name) { return attrs.GetInts(name).value_or(std::vector<int64_t>{}); };
   auto integer = [&](const char* name) { return attrs.GetInt(name).value_or(0); };
@@ -136,8 +189,12 @@ absl::Status Exporter::ExportNode(NodeId id) {
     RK_ASSIGN_OR_RETURN(HostTensor value, attrs.GetTensor("value"));
     *model_.mutable_graph()->add_initializer() = TensorToProto(value, out);
   } else if (op == "full") {
+    // Rounded to the node's dtype first: a carrier (float32 for bfloat16)
+    // then holds the node's value exactly and the cast back keeps it.
+    const double value = HostTensor::Full(TensorType(node.type.dtype, Shape()), number("value"))
+                             .GetDouble(0);
     onnx::NodeProto* n = Add("ConstantOfShape", {Ints(type.shape.dims(), "shape")}, out);
-    SetTensor(n, "value", HostTensor::Full(TensorType(type.dtype, Shape({1})), number("value")));
+    SetTensor(n, "value", HostTensor::Full(TensorType(type.dtype, Shape({1})), value));
   } else if (op == "iota") {
     const int rank = type.shape.rank();
     const int axis = static_cast<int>((integer("axis") % rank + rank) % rank);
@@ -166,7 +223,7 @@ absl::Status Exporter::ExportNode(NodeId id) {
     Add("Add", {e, ScalarOf(type.dtype, 1.0, "one")}, shifted);
     Add("Mul", {in[0], shifted}, prod);
     Add("Mul", {prod, ScalarOf(type.dtype, 0.5, "half")}, out);
-  } else if (op == "ne" && graph_.type(node.operands[0]).dtype == DType::kBool) {
+  } else if (op == "ne" && operand_dtypes[0] == DType::kBool) {
     Add("Xor", in, out);
   } else if (op == "ne") {
     const std::string eq = Temp("eq");
@@ -300,7 +357,7 @@ absl::Status Exporter::ExportNode(NodeId id) {
     Add("Mul", {f, in[1]}, p);
     Add("Sub", {in[0], p}, out);
   } else {
-    return absl::InvalidArgumentError(absl::StrCat("node %", graph_.DisplayName(id), " (", op,
+    return absl::InvalidArgumentError(absl::StrCat("node %", current_, " (", op,
                                                  ") has no ONNX form in this exporter"));
   }
   return absl::OkStatus();

@@ -1,0 +1,114 @@
+// Loads every model write_random_models wrote into ONNX Runtime (Node.js
+// package onnxruntime-node), runs it on the written inputs and compares the
+// outputs with the reference interpreter's: integers and bool exactly,
+// floats within a loose tolerance (this checks what the exporter wrote, not
+// ONNX Runtime's accuracy).
+//
+//   node ort_run_models.js ORT_NODE_DIR MODEL_DIR
+//
+// Prints one line per model that fails (session creation, run, or value)
+// and a summary line "models N created C ran R matched M"; exits 1 when any
+// model fails. Models with bfloat16 inputs or outputs are created but not
+// run: onnxruntime-node has no bfloat16 tensors. Used by
+// compiler/onnx/ort_accepts_exports_test.sh.
+'use strict';
+const fs = require('fs');
+const path = require('path');
+
+const ort = require(path.resolve(process.argv[2]));
+const dir = process.argv[3];
+
+const kArrays = {
+  float32: Float32Array, float64: Float64Array, int32: Int32Array,
+  int64: BigInt64Array, bool: Uint8Array, float16: Uint16Array,
+};
+
+function halfToFloat(h) {
+  const sign = h & 0x8000 ? -1 : 1;
+  const exp = (h >> 10) & 0x1f;
+  const frac = h & 0x3ff;
+  if (exp === 0) return sign * Math.pow(2, -14) * (frac / 1024);
+  if (exp === 31) return frac ? NaN : sign * Infinity;
+  return sign * Math.pow(2, exp - 15) * (1 + frac / 1024);
+}
+
+function readTensor(desc) {
+  const bytes = fs.readFileSync(path.join(dir, desc.file));
+  const Array = kArrays[desc.type];
+  const copy = new Uint8Array(bytes.length);
+  copy.set(bytes);
+  const data = new Array(copy.buffer, 0, bytes.length / Array.BYTES_PER_ELEMENT);
+  return new ort.Tensor(desc.type, data, desc.dims);
+}
+
+function valuesOf(type, data) {
+  const out = [];
+  for (let i = 0; i < data.length; ++i) {
+    out.push(type === 'float16' && data instanceof Uint16Array ? halfToFloat(data[i])
+                                                               : Number(data[i]));
+  }
+  return out;
+}
+
+function compare(desc, got) {
+  if (got.type !== desc.type) return `output ${desc.name}: type ${got.type}, expected ${desc.type}`;
+  const dims = Array.from(got.dims).map(Number);
+  if (JSON.stringify(dims) !== JSON.stringify(desc.dims)) {
+    return `output ${desc.name}: dims [${dims}], expected [${desc.dims}]`;
+  }
+  const want = valuesOf(desc.type, readTensor(desc).data);
+  const have = valuesOf(got.type, got.data);
+  const isFloat = desc.type.startsWith('float');
+  for (let i = 0; i < want.length; ++i) {
+    const a = want[i], b = have[i];
+    if (Number.isNaN(a) && Number.isNaN(b)) continue;
+    if (!isFloat ? a !== b : !(Math.abs(a - b) <= 2e-2 * (1 + Math.abs(a)) || a === b)) {
+      return `output ${desc.name}[${i}]: ${b}, expected ${a}`;
+    }
+  }
+  return null;
+}
+
+async function main() {
+  const files = fs.readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
+  let created = 0, ran = 0, matched = 0, failed = 0;
+  for (const file of files) {
+    const spec = JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8'));
+    let session;
+    try {
+      session = await ort.InferenceSession.create(path.join(dir, spec.model), {logSeverityLevel: 4});
+      ++created;
+    } catch (e) {
+      ++failed;
+      console.log(`${spec.model}: create: ${String(e.message).split('\n')[0]}`);
+      continue;
+    }
+    const all = spec.inputs.concat(spec.outputs);
+    if (all.some((t) => t.type === 'bfloat16')) continue;
+    let results;
+    try {
+      const feeds = {};
+      for (const t of spec.inputs) feeds[t.name] = readTensor(t);
+      results = await session.run(feeds);
+      ++ran;
+    } catch (e) {
+      ++failed;
+      console.log(`${spec.model}: run: ${String(e.message).split('\n')[0]}`);
+      continue;
+    }
+    let problem = null;
+    for (const o of spec.outputs) {
+      problem = problem || compare(o, results[o.name]);
+    }
+    if (problem) {
+      ++failed;
+      console.log(`${spec.model}: value: ${problem}`);
+    } else {
+      ++matched;
+    }
+  }
+  console.log(`models ${files.length} created ${created} ran ${ran} matched ${matched}`);
+  process.exit(failed > 0 ? 1 : 0);
+}
+
+main();
