@@ -28,8 +28,8 @@ and OUT/torch_capture_compare.json.
       [--models mlp,resnet18,gpt2,train] [--jobs 4] [--timeout 150]
       [--skip-pytorch] [--skip-fx]
 
-On the GPU machine (torch 2.11): tools/run_device_gpu.sh unpacks the binaries to
-/tmp/rk; then, within 9 minutes per call, e.g.
+On the GPU machine (torch 2.11), with .device/ carried (tools/build_device_bundle.sh;
+the binaries are unpacked to /tmp/rk when missing), within 9 minutes per call, e.g.
   /opt/torch/.venv/bin/python3 bench/torch_capture_compare.py --out $OUT/cap \\
       --reprokit /tmp/rk/reprokit --device cuda --models mlp,train
   ... --models resnet18,gpt2 --skip-fx
@@ -261,6 +261,8 @@ def fresh_env(work):
     env["TRITON_CACHE_DIR"] = os.path.join(work, "triton-cache")
     env["PYTHONUNBUFFERED"] = "1"
     env.setdefault("REPROKIT_ROOT", ROOT)
+    # backends/torch_inductor/serve runs as `python3` from PATH: this interpreter's.
+    env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
     return env
 
 
@@ -362,6 +364,25 @@ def _s(v):
     return "-" if v is None else "%.1f s" % v
 
 
+def ensure_binaries(reprokit):
+    """The device bundle's binaries unpacked to /tmp/rk, as tools/run_device_gpu.sh does."""
+    if os.path.exists(reprokit):
+        return
+    device_dir = os.path.join(ROOT, ".device")
+    for packed in glob.glob(os.path.join(device_dir, "*.xz")):
+        target = os.path.join(os.path.dirname(reprokit), os.path.basename(packed)[:-3])
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        with open(target, "wb") as f:
+            subprocess.run(["xz", "-dc", packed], stdout=f, check=True)
+        os.chmod(target, 0o755)
+    libdevice = os.path.join(device_dir, "libdevice.10.bc")
+    if os.path.exists(libdevice):
+        os.environ.setdefault("REPROKIT_LIBDEVICE", libdevice)
+    if not os.path.exists(reprokit):
+        sys.exit("torch_capture_compare: no %s and no .device/ to unpack it from "
+                 "(tools/build_device_bundle.sh makes it)" % reprokit)
+
+
 def main(argv):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--out")
@@ -383,6 +404,8 @@ def main(argv):
         p.error("--out is required")
     args.out = os.path.abspath(args.out)
     os.makedirs(args.out, exist_ok=True)
+    if not args.skip_reprokit:
+        ensure_binaries(args.reprokit)
     rows = []
     for model in args.models.split(","):
         if model not in MODELS:
