@@ -7,26 +7,45 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
-#include "google/protobuf/unknown_field_set.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/wire_format_lite.h"
 
 namespace rk::compiler::onnx_io {
 namespace {
 
 constexpr int kMaxCallDepth = 64;
-// Fields newer than Debian's ONNX 1.12 classes, read from the unknown fields.
+// Fields newer than Debian's ONNX 1.12 classes (IR 9 and 10), kept by
+// protobuf as unknown fields.
 constexpr int kNodeOverloadField = 8;
 constexpr int kFunctionAttributeProtoField = 11;
 constexpr int kFunctionOverloadField = 13;
 
-std::string UnknownString(const google::protobuf::Message& m, int field) {
-  const google::protobuf::UnknownFieldSet& unknown = m.GetReflection()->GetUnknownFields(m);
-  for (int i = 0; i < unknown.field_count(); ++i) {
-    const google::protobuf::UnknownField& f = unknown.field(i);
-    if (f.number() == field && f.type() == google::protobuf::UnknownField::TYPE_LENGTH_DELIMITED) {
-      return f.length_delimited();
+// The length-delimited values of top-level field `number` in `m`'s wire
+// form, unknown fields included. Read from the serialized bytes, not through
+// reflection, which static builds' lite runtime does not have.
+std::vector<std::string> LengthDelimitedFields(const google::protobuf::MessageLite& m, int number) {
+  using google::protobuf::internal::WireFormatLite;
+  const std::string bytes = m.SerializeAsString();
+  google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(bytes.data()),
+                                            static_cast<int>(bytes.size()));
+  std::vector<std::string> out;
+  while (const uint32_t tag = in.ReadTag()) {
+    if (WireFormatLite::GetTagFieldNumber(tag) == number &&
+        WireFormatLite::GetTagWireType(tag) == WireFormatLite::WIRETYPE_LENGTH_DELIMITED) {
+      uint32_t length = 0;
+      std::string value;
+      if (!in.ReadVarint32(&length) || !in.ReadString(&value, static_cast<int>(length))) break;
+      out.push_back(std::move(value));
+    } else if (!WireFormatLite::SkipField(&in, tag)) {
+      break;
     }
   }
-  return "";
+  return out;
+}
+
+std::string UnknownString(const google::protobuf::MessageLite& m, int field) {
+  std::vector<std::string> values = LengthDelimitedFields(m, field);
+  return values.empty() ? "" : values.back();
 }
 
 std::string Domain(const std::string& d) { return d == "ai.onnx" ? "" : d; }
@@ -49,7 +68,9 @@ class Inliner {
 
   absl::Status Run(ModelNodes& out) {
     for (const onnx::FunctionProto& f : model_.functions()) {
-      functions_[FunctionKey(f.domain(), f.name(), UnknownString(f, kFunctionOverloadField))] = &f;
+      const std::string overload = UnknownString(f, kFunctionOverloadField);
+      overloads_ = overloads_ || !overload.empty();
+      functions_[FunctionKey(f.domain(), f.name(), overload)] = &f;
     }
     out_ = &out;
     for (const onnx::NodeProto& n : model_.graph().node()) {
@@ -61,8 +82,10 @@ class Inliner {
  private:
   const onnx::FunctionProto* FunctionOf(const onnx::NodeProto& n) const {
     if (functions_.empty()) return nullptr;
-    auto it = functions_.find(
-        FunctionKey(n.domain(), n.op_type(), UnknownString(n, kNodeOverloadField)));
+    // A node's overload is read only when some function has one (it costs
+    // serializing the node).
+    auto it = functions_.find(FunctionKey(
+        n.domain(), n.op_type(), overloads_ ? UnknownString(n, kNodeOverloadField) : ""));
     return it == functions_.end() ? nullptr : it->second;
   }
 
@@ -99,16 +122,9 @@ class Inliner {
     std::map<std::string, const onnx::AttributeProto*> given;
     for (const onnx::AttributeProto& a : n.attribute()) given[a.name()] = &a;
     std::map<std::string, onnx::AttributeProto> defaults;
-    const google::protobuf::UnknownFieldSet& unknown =
-        f->GetReflection()->GetUnknownFields(*f);
-    for (int i = 0; i < unknown.field_count(); ++i) {
-      const google::protobuf::UnknownField& u = unknown.field(i);
-      if (u.number() != kFunctionAttributeProtoField ||
-          u.type() != google::protobuf::UnknownField::TYPE_LENGTH_DELIMITED) {
-        continue;
-      }
+    for (const std::string& bytes : LengthDelimitedFields(*f, kFunctionAttributeProtoField)) {
       onnx::AttributeProto a;
-      if (!a.ParseFromString(u.length_delimited())) {
+      if (!a.ParseFromString(bytes)) {
         return absl::InvalidArgumentError(absl::StrCat(
             "local function '", f->name(), "': an attribute default does not parse"));
       }
@@ -178,6 +194,7 @@ class Inliner {
 
   const onnx::ModelProto& model_;
   absl::flat_hash_map<std::string, const onnx::FunctionProto*> functions_;
+  bool overloads_ = false;
   ModelNodes* out_ = nullptr;
   int calls_ = 0;
 };

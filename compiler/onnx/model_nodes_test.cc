@@ -8,7 +8,6 @@
 #include "compiler/onnx/onnx_test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "google/protobuf/unknown_field_set.h"
 
 namespace rk::compiler::onnx_io {
 namespace {
@@ -80,11 +79,16 @@ TEST(ModelNodesTest, InlinesALocalFunctionWithTheCallersAttribute) {
 }
 
 TEST(ModelNodesTest, AFunctionsDefaultAttributeAppliesWhenTheCallerGivesNone) {
-  onnx::FunctionProto f = LeakyScale();
-  // IR 9's FunctionProto.attribute_proto (field 11): unknown to ONNX 1.12's
-  // classes, read from the unknown fields.
-  f.GetReflection()->MutableUnknownFields(&f)->AddLengthDelimited(
-      11, FloatAttr("alpha", 0.25f).SerializeAsString());
+  // IR 9's FunctionProto.attribute_proto (field 11), which ONNX 1.12's
+  // classes keep as an unknown field: appended to the wire form by hand.
+  std::string bytes = LeakyScale().SerializeAsString();
+  const std::string attr = FloatAttr("alpha", 0.25f).SerializeAsString();
+  ASSERT_LT(attr.size(), 128u);  // a one-byte length
+  bytes += static_cast<char>((11 << 3) | 2);
+  bytes += static_cast<char>(attr.size());
+  bytes += attr;
+  onnx::FunctionProto f;
+  ASSERT_TRUE(f.ParseFromString(bytes));
   absl::StatusOr<ImportedModel> imported = ImportBytes(CallingModel(f, false));
   ASSERT_TRUE(imported.ok()) << imported.status();
   EXPECT_THAT(PrintInline(imported->graph), HasSubstr("value=0.25"));
