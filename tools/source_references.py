@@ -39,7 +39,7 @@ SELF = "source_references.py"
 EXTENSIONS = (".h", ".cc", ".def", ".bzl", ".sh", ".py", ".md")
 CPP_EXTENSIONS = (".h", ".cc", ".def")
 TOP_DIRS = ("compiler", "repro", "minifier", "testing", "tools", "base",
-            "bench", "docs", "examples", "repros", "third_party")
+            "bench", "docs", "examples", "repros", "third_party", "python")
 CHECKED_PREFIXES = ("compiler", "repro", "minifier", "testing", "tools",
                     "base", "bench", "docs")
 

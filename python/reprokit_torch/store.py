@@ -6,7 +6,7 @@ codec 1 = zstd, no shuffle, the raw size) and one zstd frame. When the
 compressed; otherwise it is a frame of raw (stored) blocks, which every zstd
 decoder reads, so this needs nothing but the standard library. Either way the
 name is the SHA-256 of the raw bytes, as reprokit's own store writes it.
-Tested by python/tests/test_store.py (and every bundle `reprokit check` loads).
+Tested by python/tests/test_convert.py (every bundle goes through `reprokit`).
 """
 
 import hashlib
