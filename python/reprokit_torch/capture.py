@@ -104,8 +104,8 @@ def real_inputs(example_inputs, seed=0):
 
 
 def fp64_graph(gm):
-    """A copy of gm whose float dtype arguments (casts, full, ...) say float64."""
-    gm = copy.deepcopy(gm)
+    """A copy of gm in float64: its parameters, buffers and float dtype arguments."""
+    gm = copy.deepcopy(gm).double()
     lower = (torch.float16, torch.bfloat16, torch.float32)
 
     def up(a):
@@ -150,7 +150,10 @@ class GraphCapture:
 
     def compile(self, gm, example_inputs, compile_fn, kind="graph"):
         """compile_fn(gm, example_inputs) -> compiled; checks it and returns it."""
-        gm_copy = copy.deepcopy(gm)  # the inner compiler may mutate gm
+        try:
+            gm_copy = copy.deepcopy(gm)  # the inner compiler may mutate gm
+        except Exception:
+            gm_copy = gm
         try:
             compiled = compile_fn(gm, example_inputs)
         except Exception as e:

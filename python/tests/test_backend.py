@@ -152,6 +152,34 @@ class Capture(unittest.TestCase):
                                  "accuracy")
 
 
+class DynamoStage(unittest.TestCase):
+    def test_torch_level_graph_is_checked_and_saved_as_aten(self):
+        torch.manual_seed(1)
+        model = nn.Sequential(nn.Linear(6, 5), nn.ReLU(), nn.Linear(5, 2))
+        traced = torch.fx.symbolic_trace(model)  # call_module nodes, as Dynamo hands over
+        x = torch.randn(3, 6)
+
+        def off_by_one_percent(gm, example_inputs):
+            return lambda *args: gm(*args) * 1.01
+        cap = rb.GraphCapture(new_dir("dynamo"), level="accuracy", stage="dynamo",
+                              inner_name="fake", reprokit=REPROKIT, log=io.StringIO())
+        cap.compile(traced, [x], off_by_one_percent, "dynamo")
+        self.assertEqual([k for _, k in cap.saved], ["accuracy"])
+        path = cap.saved[0][0]
+        with open(os.path.join(path, "graph.rk")) as f:
+            text = f.read()
+        self.assertIn("matmul(", text)  # traced to ATen, then converted
+        with open(os.path.join(path, "repro.json")) as f:
+            doc = json.load(f)
+        self.assertEqual(doc["provenance"]["source"]["stage"], "dynamo")
+        self.assertEqual(reprokit("check", path).returncode, 0)
+
+    def test_fp64_graph_of_a_module_runs_in_double(self):
+        traced = torch.fx.symbolic_trace(nn.Linear(3, 2))
+        out = rb.fp64_graph(traced)(torch.randn(4, 3, dtype=torch.float64))
+        self.assertEqual(out.dtype, torch.float64)
+
+
 class AccuracyRule(unittest.TestCase):
     def test_allclose_passes(self):
         ref = torch.randn(100)
