@@ -25,7 +25,8 @@ bool IsExecutableFile(const fs::path& path) {
 
 // The source tree's backends/ folder: $REPROKIT_ROOT/backends, else the first
 // backends/ folder above this binary (an execroot links the source tree's
-// top-level folders).
+// top-level folders) that is a source folder: Bazel's output tree beside the
+// binary has a backends/ and a repro/ too, without the adapters.
 std::string SourceBackendsDir() {
   std::error_code ec;
   if (const char* root = std::getenv("REPROKIT_ROOT"); root != nullptr && *root != '\0') {
@@ -35,7 +36,8 @@ std::string SourceBackendsDir() {
   if (ec) return "";
   for (fs::path dir = exe.parent_path(); !dir.empty() && dir != dir.root_path();
        dir = dir.parent_path()) {
-    if (fs::is_directory(dir / "backends", ec) && fs::exists(dir / "repro", ec)) {
+    if (fs::is_directory(dir / "backends", ec) && fs::exists(dir / "repro", ec) &&
+        fs::exists(dir / "backends" / "BUILD.bazel", ec)) {
       return (dir / "backends").string();
     }
   }

@@ -172,6 +172,11 @@ bool BackendHello::SupportsOp(std::string_view op) const {
   return Contains(ops, "*") || Contains(ops, op);
 }
 bool BackendHello::SupportsDType(std::string_view dtype) const { return Contains(dtypes, dtype); }
+bool BackendHello::SupportsOpDType(std::string_view op, std::string_view dtype) const {
+  if (!SupportsDType(dtype)) return false;
+  auto it = op_dtypes.find(std::string(op));
+  return it == op_dtypes.end() || Contains(it->second, dtype);
+}
 bool BackendHello::SupportsDevice(std::string_view device) const {
   return Contains(devices, device);
 }
@@ -192,6 +197,11 @@ Json HelloToJson(const BackendHello& hello) {
   j["devices"] = StringArray(hello.devices);
   j["dtypes"] = StringArray(hello.dtypes);
   j["ops"] = StringArray(hello.ops);
+  if (!hello.op_dtypes.empty()) {
+    Json per_op = Json::MakeObject();
+    for (const auto& [op, dtypes] : hello.op_dtypes) per_op[op] = StringArray(dtypes);
+    j["op_dtypes"] = std::move(per_op);
+  }
   j["graph_formats"] = StringArray(hello.graph_formats);
   Json options = Json::MakeArray();
   for (const BackendOptionInfo& o : hello.options) {
@@ -236,6 +246,19 @@ absl::StatusOr<BackendHello> HelloFromJson(const Json& header) {
   if (hello.dtypes.empty()) hello.dtypes = {"f32"};
   RK_ASSIGN_OR_RETURN(hello.ops, OptionalStringList(ref, "ops"));
   if (hello.ops.empty()) hello.ops = {"*"};
+  RK_ASSIGN_OR_RETURN(auto op_dtypes_ref, ref.OptionalField("op_dtypes"));
+  if (op_dtypes_ref) {
+    RK_ASSIGN_OR_RETURN(auto members, op_dtypes_ref->Members());
+    for (const auto& [op, list] : members) {
+      RK_ASSIGN_OR_RETURN(std::vector<std::string> dtypes, StringList(list));
+      for (const std::string& d : dtypes) {
+        if (!compiler::ParseDType(d).has_value()) {
+          return list.Error(absl::StrCat("unknown dtype \"", d, "\""));
+        }
+      }
+      hello.op_dtypes[op] = std::move(dtypes);
+    }
+  }
   RK_ASSIGN_OR_RETURN(hello.graph_formats, OptionalStringList(ref, "graph_formats"));
   RK_ASSIGN_OR_RETURN(auto options_ref, ref.OptionalField("options"));
   if (options_ref) {

@@ -14,6 +14,7 @@
 #define REPROKIT_REPRO_BACKEND_PROTOCOL_H_
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -63,11 +64,17 @@ struct BackendHello {
   std::vector<std::string> devices;
   std::vector<std::string> dtypes;
   std::vector<std::string> ops;  // {"*"}: every op
+  // Optional, per op: the dtypes it takes (an op's node dtype: its first
+  // operand's, where's second, a source's own; see applicability.h). An op
+  // absent here is limited by `dtypes` alone. Sorted by op (std::map).
+  std::map<std::string, std::vector<std::string>> op_dtypes;
   std::vector<std::string> graph_formats;  // besides "rk": "json", "onnx"
   std::vector<BackendOptionInfo> options;
 
   bool SupportsOp(std::string_view op) const;
   bool SupportsDType(std::string_view dtype) const;
+  // `dtype` is one of `dtypes` and, when op_dtypes names `op`, one of its.
+  bool SupportsOpDType(std::string_view op, std::string_view dtype) const;
   bool SupportsDevice(std::string_view device) const;
   bool Wants(std::string_view format) const;
   const BackendOptionInfo* FindOption(std::string_view name) const;

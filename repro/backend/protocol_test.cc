@@ -91,6 +91,33 @@ TEST(ProtocolTest, HelloChecksTheVersion) {
   EXPECT_NE(refused.status().message().find("99"), std::string::npos);
 }
 
+TEST(ProtocolTest, HelloCarriesPerOpDTypes) {
+  BackendHello hello;
+  hello.name = "mine";
+  hello.dtypes = {"f32", "i32", "bool"};
+  hello.op_dtypes = {{"gt", {"f32", "i32"}}, {"and", {"bool"}}};
+  absl::StatusOr<BackendHello> back = HelloFromJson(HelloToJson(hello));
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->op_dtypes, hello.op_dtypes);
+  EXPECT_TRUE(back->SupportsOpDType("gt", "i32"));
+  EXPECT_FALSE(back->SupportsOpDType("gt", "bool"));
+  EXPECT_TRUE(back->SupportsOpDType("add", "i32"));    // not in the map: dtypes alone
+  EXPECT_FALSE(back->SupportsOpDType("add", "f64"));   // not a declared dtype at all
+  Json bad = HelloToJson(hello);
+  Json list = Json::MakeArray();
+  list.push_back("f33");
+  bad["op_dtypes"]["gt"] = std::move(list);
+  absl::StatusOr<BackendHello> refused = HelloFromJson(bad);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("f33"), std::string::npos) << refused.status();
+  // A hello without the map reads as none.
+  hello.op_dtypes.clear();
+  back = HelloFromJson(HelloToJson(hello));
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_TRUE(back->op_dtypes.empty());
+  EXPECT_FALSE(HelloToJson(hello).Contains("op_dtypes"));
+}
+
 TEST(ProtocolTest, RunRequestAndReplyRoundTrip) {
   absl::StatusOr<compiler::Graph> graph = compiler::Parse(R"(
 graph @g(%x: f32[2,3]) {

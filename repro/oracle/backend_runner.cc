@@ -10,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "compiler/ir/printer.h"
+#include "repro/backend/applicability.h"
 #include "repro/backend/graph_json.h"
 #include "repro/backend/pool_client.h"
 #include "repro/backend/pool_wire.h"
@@ -156,21 +157,10 @@ absl::StatusOr<ProgramRuns> BackendRunner::Run(const Graph& graph,
                                                const compiler::CompileOptions& options,
                                                int runs) {
   ProgramRuns result;
-  // What the backend did not declare is not sent.
-  std::vector<std::string> missing;
-  for (const compiler::Node& node : graph.nodes()) {
-    const std::string op(compiler::OpName(node.op));
-    if (node.op != compiler::Op::kInput && !hello_.SupportsOp(op)) {
-      missing.push_back(absl::StrCat("op ", op));
-    }
-    const std::string dtype(compiler::DTypeName(node.type.dtype));
-    if (!hello_.SupportsDType(dtype)) missing.push_back(absl::StrCat("dtype ", dtype));
-    if (!missing.empty()) break;
-  }
-  if (!missing.empty()) {
+  // What the backend did not declare (op, dtype, op on dtype) is not sent.
+  if (std::optional<NotApplicable> no = CheckApplicable(hello_, graph); no.has_value()) {
     result.ended = Ended(VerdictKind::kCannotJudge, {VerdictKind::kCannotJudge, ""},
-                         absl::StrCat("backend '", hello_.name, "' does not support ",
-                                      missing.front()));
+                         no->Message(hello_.name));
     return result;
   }
   RunRequest request;
