@@ -90,7 +90,7 @@ def rel_err(got, want):
     return (diff / scale if scale > 0 else diff), None
 
 
-def one(name, zoo, rk, out, devices, timeout):
+def one(name, zoo, rk, out, devices, timeout, deadline):
     d = os.path.join(zoo, name)
     meta = json.load(open(os.path.join(d, "meta.json")))
     work = os.path.join(out, "work", name)
@@ -98,6 +98,9 @@ def one(name, zoo, rk, out, devices, timeout):
     r = {"name": name, "family": meta["family"], "dtype": meta["dtype"], "source": meta["source"],
          "onnx_nodes": meta.get("nodes"), "ir_version": meta.get("ir_version"),
          "opsets": meta.get("opset_import"), "check": {}, "rel_err": {}, "error": None}
+    if time.time() > deadline:
+        r["error"] = "not run: --deadline passed"
+        return r
     rc, so, se, secs = sh([rk, "import", os.path.join(d, "model.onnx"), "-o", os.path.join(work, "import")], timeout)
     m = re.search(r"\(import (\d+) ms", so)
     r["import_ms"] = int(m.group(1)) if m else None
@@ -223,6 +226,7 @@ def main():
     ap.add_argument("--only", help="comma-separated model names")
     ap.add_argument("--devices", help="comma-separated; default cpu, plus cuda where reprokit finds a GPU")
     ap.add_argument("--timeout", type=float, default=300)
+    ap.add_argument("--deadline", type=float, default=3600, help="seconds after which no model is started")
     ap.add_argument("--jobs", type=int, default=max(1, (os.cpu_count() or 2) // 2))
     ap.add_argument("--require-pass", type=float, metavar="TOL",
                     help="exit 1 unless every model passes and matches PyTorch within TOL")
@@ -248,7 +252,7 @@ def main():
     os.makedirs(a.out, exist_ok=True)
     t0 = time.time()
     with cf.ThreadPoolExecutor(a.jobs) as pool:
-        results = list(pool.map(lambda n: one(n, zoo, rk, a.out, devices, a.timeout), names))
+        results = list(pool.map(lambda n: one(n, zoo, rk, a.out, devices, a.timeout, t0 + a.deadline), names))
     passed = [r for r in results if verdict(r, devices)]
     imported = [r for r in results if r.get("import") == "ok"]
     summary = (f"{len(results)} models: {len(imported)} import, {len(passed)} pass check on "
