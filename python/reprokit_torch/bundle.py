@@ -24,6 +24,7 @@ import sys
 import tempfile
 
 import torch
+import torch._decomp
 
 from . import convert as convert_mod
 from . import store
@@ -36,21 +37,38 @@ NOT_JUDGED = {
 }
 
 
+_ATEN_TARGETS = tuple(t for t in (torch._ops.OpOverload, torch._ops.OpOverloadPacket,
+                                   getattr(torch._ops, "HigherOrderOperator", None)) if t)
+
+
 def is_aten_graph(gm):
     for n in gm.graph.nodes:
         if n.op in ("call_module", "call_method"):
             return False
-        if n.op == "call_function" and not isinstance(
-                n.target, (torch._ops.OpOverload, torch._ops.OpOverloadPacket)):
+        if n.op == "call_function" and not isinstance(n.target, _ATEN_TARGETS):
             if getattr(n.target, "__module__", "") not in ("_operator", "operator"):
                 return False
     return True
 
 
 def to_aten(gm, example_inputs, decompositions=None):
-    """A Dynamo-level (torch IR) graph traced to ATen with make_fx."""
+    """A Dynamo-level (torch IR) graph traced to ATen with make_fx: functionalized
+    (no in-place ops) and, on torch 2.x, in the core ATen opset, unless
+    `decompositions` says otherwise."""
     from torch.fx.experimental.proxy_tensor import make_fx
-    return make_fx(gm, decomposition_table=decompositions or {})(*example_inputs)
+    if decompositions is None:
+        core = getattr(torch._decomp, "core_aten_decompositions", None)
+        decompositions = core() if core is not None else {}
+    fn = gm
+    functionalize = getattr(getattr(torch, "func", None), "functionalize", None)
+    if functionalize is None:
+        try:
+            from functorch import functionalize
+        except ImportError:
+            functionalize = None
+    if functionalize is not None:
+        fn = functionalize(gm)
+    return make_fx(fn, decomposition_table=decompositions)(*example_inputs)
 
 
 def compile_options_text(backend=None, backend_options=None, device=None, extra=None):

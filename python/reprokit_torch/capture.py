@@ -86,10 +86,9 @@ def _real(t, seed):
 
 
 def _hint(d):
-    try:
-        return int(d)
-    except Exception:
-        return int(d.node.hint)
+    """A size's value without guarding on it (a SymInt's hint), else the int."""
+    hint = getattr(getattr(d, "node", None), "hint", None)
+    return int(hint) if hint is not None else int(d)
 
 
 def real_inputs(example_inputs, seed=0):
@@ -166,6 +165,12 @@ class GraphCapture:
         try:
             with torch.no_grad():
                 result = call(compiled, inputs)
+        except (TypeError, AttributeError) as e:
+            # More likely a calling convention this wrapper does not know than the
+            # compiled code's failure: say so, and leave the program alone.
+            self.log.write("reprokit_torch: cannot run the compiled %s graph to check it: %s\n"
+                           % (kind, _one_line(e)))
+            return compiled
         except Exception as e:
             self._save(gm_copy, inputs, kind, {"kind": "runtime_error", "message": _one_line(e)})
             raise
@@ -187,6 +192,14 @@ class GraphCapture:
                                           "outputs": details})
         return ok
 
+    def backend_options(self):
+        """The replay backend's options: given, or (Inductor) its config keys set now."""
+        if self.reprokit_backend_options is not None:
+            return self.reprokit_backend_options
+        if self.reprokit_backend == "torch_inductor":
+            return inductor_config_diff()
+        return {}
+
     def _save(self, gm, inputs, kind, verdict):
         self.failures.append((kind, gm, real_inputs(inputs)))
         if not self.out:
@@ -198,9 +211,9 @@ class GraphCapture:
                 gm, real_inputs(inputs), path, graph_kind=kind, stage=self.stage,
                 inner_backend=self.inner_name,
                 inner_config=inductor_config_diff() if "inductor" in str(self.inner_name) else {},
-                backend=self.reprokit_backend, backend_options=self.reprokit_backend_options,
+                backend=self.reprokit_backend, backend_options=self.backend_options(),
                 device=device, torch_verdict=verdict, judge=self.judge, reprokit=self.reprokit,
-                random=self.random)
+                random=self.random, trace=self.stage == "dynamo")
             self.saved.append((saved, verdict["kind"]))
             self.log.write("reprokit_torch: %s in the %s graph: bundle %s\n" % (
                 verdict["kind"], kind, saved))
@@ -236,7 +249,6 @@ def backend(inner="inductor", out="bugs", level="accuracy", stage="aot", **optio
     name = inner if isinstance(inner, str) else getattr(inner, "__name__", "custom")
     if "reprokit_backend" not in options and name == "inductor":
         options["reprokit_backend"] = "torch_inductor"
-        options.setdefault("reprokit_backend_options", inductor_config_diff())
     capture = GraphCapture(out, level, stage, name, **options)
 
     def dynamo_stage(gm, example_inputs):

@@ -122,6 +122,15 @@ class Capture(unittest.TestCase):
             cap.compile(self.gm, self.inputs, crashing_compiler, "forward")
         self.assertEqual([k for _, k in cap.saved], ["runtime_error"])
 
+    def test_an_unknown_calling_convention_is_not_a_bug(self):
+        def wrong_convention(gm, example_inputs):
+            return lambda single_list: gm(*single_list)  # boxed, but not marked so
+        cap = self.capture(level="runtime")
+        compiled = cap.compile(self.gm, self.inputs, wrong_convention, "forward")
+        self.assertTrue(callable(compiled))
+        self.assertEqual(cap.saved, [])
+        self.assertIn("cannot run the compiled forward graph", self.log.getvalue())
+
     def test_fake_inputs_become_seeded_real_ones(self):
         from torch._subclasses.fake_tensor import FakeTensorMode
         with FakeTensorMode() as mode:

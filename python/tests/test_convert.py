@@ -253,6 +253,24 @@ class GraphForms(unittest.TestCase):
         with torch.no_grad():
             assert_close(self, run_outputs(path)[0], model(x), "traced module")
 
+    def test_in_place_ops_are_functionalized_when_tracing(self):
+        class InPlace(nn.Module):
+            def forward(self, x):
+                y = x.clone()
+                y.mul_(2.0)
+                y[0].add_(1.0)  # an in-place op on a view
+                return y.relu_()
+        traced = torch.fx.symbolic_trace(InPlace())
+        x = r(3, 4)
+        path = reprokit_torch.save(traced, [x], new_dir("in_place"), judge=False)
+        with torch.no_grad():
+            assert_close(self, run_outputs(path)[0], InPlace()(x), "functionalized")
+        # Without functionalization an in-place op is refused, not dropped.
+        gm = make_fx(lambda x: x.clone().add_(1.0))(x)
+        with self.assertRaises(reprokit_torch.UnsupportedOpsError) as caught:
+            reprokit_torch.save(gm, [x], new_dir("in_place_raw"), judge=False)
+        self.assertIn("aten.add_.Tensor", str(caught.exception))
+
     def test_coverage_claims_match_the_handlers(self):
         from reprokit_torch import aten_ops, coverage
         names, _ = coverage.core_ops()
