@@ -141,7 +141,8 @@ def child_reprokit(args):
     bundle = failing[0]["path"]
     result["bundle_nodes"] = _nodes(os.path.join(bundle, "graph.rk"))
     minimized = bundle + ".min"
-    env = dict(os.environ, REPROKIT_BACKEND_POOL="auto" if args.jobs > 1 else "off")
+    # No pool: minify starts its J torch_inductor processes itself (docs/BACKENDS.md).
+    env = dict(os.environ, REPROKIT_BACKEND_POOL="off")
     started = time.monotonic()
     try:
         p = subprocess.run([args.reprokit, "minify", bundle, "-o", minimized, "--backend",
@@ -156,10 +157,6 @@ def child_reprokit(args):
             result["error"] = "minify exited %d: %s" % (p.returncode, p.stderr.strip()[-300:])
     except subprocess.TimeoutExpired:
         result["error"] = "minify: over %d s" % args.timeout
-    finally:
-        if args.jobs > 1:
-            subprocess.run([args.reprokit, "backend-pool", "stop", "torch_inductor"],
-                           capture_output=True, env=env)
     result["total_seconds"] = time.monotonic() - t0
     if not args.skip_fx and capture.failures:
         result["fx"] = run_fx_minifier(capture.failures[0], args.device, bug, args.timeout)

@@ -235,6 +235,32 @@ class EnvironmentSwitch(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "REPROKIT_TORCH_CAPTURE=always"):
             auto.settings({"REPROKIT_TORCH_CAPTURE": "always"})
 
+    def test_install_wraps_torch_compile(self):
+        seen = []
+
+        def fake_compile(model=None, *args, backend="inductor", **kwargs):
+            seen.append(backend)
+            return model
+        saved = getattr(torch, "compile", None)
+        torch.compile = fake_compile
+        try:
+            config = auto.install({"REPROKIT_TORCH_CAPTURE": "runtime",
+                                   "REPROKIT_TORCH_OUT": new_dir("auto")})
+            self.assertEqual(config["level"], "runtime")
+            model = nn.Linear(2, 2)
+            self.assertIs(torch.compile(model), model)
+            torch.compile(model, backend="eager")
+            self.assertTrue(getattr(torch.compile, "_reprokit_wrapped", False))
+            self.assertIsNone(auto.install({}))  # off: nothing more is wrapped
+        finally:
+            if saved is None:
+                del torch.compile
+            else:
+                torch.compile = saved
+        self.assertEqual([b.capture.inner_name for b in seen], ["inductor", "eager"])
+        self.assertEqual([b.capture.level for b in seen], ["runtime", "runtime"])
+        self.assertEqual(seen[0].capture.stage, "aot")
+
     def test_backend_rejects_bad_levels(self):
         with self.assertRaisesRegex(ValueError, "level must be one of"):
             reprokit_torch.backend("eager", level="everything")
