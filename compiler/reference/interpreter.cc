@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "compiler/reference/kernels.h"
 #include "compiler/reference/promote.h"
+#include "compiler/reference/undefined_behavior.h"
 
 namespace rk::compiler {
 namespace {
@@ -81,6 +82,7 @@ absl::StatusOr<EvalResult> EvaluateVerbatim(const Graph& graph,
   const std::vector<int> last_use = LastUses(graph);
   std::vector<HostTensor> values(n);
   std::vector<HostTensor> operands;
+  std::optional<UndefinedBehavior> undefined;
   for (int i = 0; i < n; ++i) {
     const NodeId id(i);
     const Node& node = graph.node(id);
@@ -105,6 +107,11 @@ absl::StatusOr<EvalResult> EvaluateVerbatim(const Graph& graph,
     if (absl::Status s = ExpectType(*value, node.type, "result"); !s.ok()) {
       return AtNode(graph, id, s);
     }
+    if (!undefined.has_value()) {
+      if (std::optional<std::string> what = FindUndefinedBehavior(node, operands, *value)) {
+        undefined = UndefinedBehavior{id, graph.DisplayName(id), *std::move(what)};
+      }
+    }
     values[i] = *std::move(value);
     if (!record_intermediates) {
       for (NodeId operand : node.operands) {
@@ -121,10 +128,15 @@ absl::StatusOr<EvalResult> EvaluateVerbatim(const Graph& graph,
     result.outputs.push_back(values[out.value]);
   }
   if (record_intermediates) result.values = std::move(values);
+  result.undefined = std::move(undefined);
   return result;
 }
 
 }  // namespace
+
+std::string UndefinedBehavior::Message() const {
+  return absl::StrCat("undefined behavior at %", node_name, ": ", what);
+}
 
 absl::StatusOr<EvalResult> Evaluate(const Graph& graph, absl::Span<const HostTensor> inputs,
                                     const EvalOptions& options) {

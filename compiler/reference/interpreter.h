@@ -55,6 +55,10 @@
 //   and argmax there).
 // - relu(-0) = +0 and relu(NaN) = NaN; maximum(-0, +0) = +0, minimum = -0.
 // - Outputs may share storage with inputs (HostTensor copies share bytes).
+// - Several of the rules above define what C, LLVM and ONNX leave undefined
+//   (x / 0, INT_MIN / -1, signed overflow, casts of NaN, out-of-range gather
+//   indices): every evaluation reports the first one it meets
+//   (EvalResult::undefined), so the oracle does not trust such a value.
 //
 // Tested by compiler/reference/ops_test.cc (every op, hand-computed values),
 // compiler/reference/interpreter_test.cc (rounding, fp64 mode, intermediates,
@@ -62,6 +66,8 @@
 #ifndef REPROKIT_COMPILER_REFERENCE_INTERPRETER_H_
 #define REPROKIT_COMPILER_REFERENCE_INTERPRETER_H_
 
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -79,12 +85,28 @@ struct EvalOptions {
   bool record_intermediates = false;
 };
 
+// The first operation of an evaluation whose result the IR defines but an
+// implementation may choose (undefined_behavior.h: integer division by zero,
+// signed overflow, float -> int casts out of range, out-of-range gather
+// indices): the values were still computed by the rules above, but no
+// compiler can be judged against them.
+struct UndefinedBehavior {
+  NodeId node;
+  std::string node_name;  // display name, without '%'
+  std::string what;       // e.g. "integer division by zero (element 3: 7 / 0)"
+
+  // "undefined behavior at %node: what"
+  std::string Message() const;
+};
+
 struct EvalResult {
   // One tensor per graph output, in the graph's output order.
   std::vector<HostTensor> outputs;
   // With record_intermediates, one tensor per node, indexed by NodeId value
   // (in fp64 mode, the promoted graph's values); otherwise empty.
   std::vector<HostTensor> values;
+  // The first undefined behavior met, in node order.
+  std::optional<UndefinedBehavior> undefined;
 };
 
 // Evaluates `graph` on `inputs` (one per graph input, in signature order, of
