@@ -152,12 +152,16 @@ def save(gm, example_inputs, out_dir, *, name=None, backend=None, backend_option
     random: "refuse" random ops, or record their values as "inputs".
     judge: run `reprokit check` to record the verdict when a binary is found.
     options: more reprokit compile options, "key=value" (e.g. "faults=relu:accuracy").
-    trace: "auto" traces a graph with non-ATen nodes with make_fx; False never does.
+    trace: "auto" traces a graph with non-ATen nodes, or with in-place ops, with make_fx
+      (functionalized); False never does.
     Raises convert.UnsupportedOpsError listing every op that does not map.
     """
     example_inputs = list(example_inputs)
     if trace is True or (trace == "auto" and not is_aten_graph(gm)):
         gm = to_aten(gm, example_inputs, decompositions)
+    elif trace == "auto" and any(convert_mod._mutates(n) for n in gm.graph.nodes
+                                 if n.op == "call_function"):
+        gm = to_aten(gm, example_inputs, decompositions or {})  # functionalized, ops kept
     tensors = [t for t in example_inputs if isinstance(t, torch.Tensor)]
     if device is None:
         device = tensors[0].device.type if tensors else "cpu"

@@ -297,6 +297,24 @@ class Converter:
             entry[0] += 1
 
         live = _live_nodes(gm)
+        # Ops without a handler are listed up front, every occurrence counted, so that
+        # one refused node does not hide the unsupported ops after it.
+        listed = set()
+        for n in gm.graph.nodes:
+            if n.op != "call_function" or n not in live:
+                continue
+            name = op_name(n.target)
+            if name in aten_ops.HANDLERS or not _has_tensor(real[n]):
+                continue
+            if _is_random(name):
+                if self.random == "inputs":
+                    continue
+                refuse(name, n, "random; convert with random='inputs' to record its values "
+                       "as graph inputs")
+            else:
+                refuse(name, n, "in-place: trace with functionalization" if _mutates(n)
+                       else None)
+            listed.add(n)
         env = {}
         inputs_seen = 0
         for n in gm.graph.nodes:
@@ -328,6 +346,9 @@ class Converter:
             if n.op == "output":
                 outputs = n.args[0]
                 break
+            if n in listed:
+                env[n] = Poison()
+                continue
             if n.op != "call_function":
                 refuse("%s %s" % (n.op, n.target), n,
                        "a Dynamo-level node: trace the graph to ATen first (make_fx)")
@@ -344,21 +365,12 @@ class Converter:
             self._current_real_args = torch.fx.node.map_arg(n.args, lambda a: real[a])
             handler = aten_ops.HANDLERS.get(name)
             if handler is None and _is_random(name):
-                if self.random == "inputs":
-                    env[n] = self._random_as_input(n, out)
-                else:
-                    refuse(name, n, "random; convert with random='inputs' to record its values "
-                           "as graph inputs")
-                    env[n] = Poison()
+                env[n] = self._random_as_input(n, out)  # refused ones were listed
                 continue
             if handler is None:
-                if not _has_tensor(out):
-                    # Size arithmetic on SymInts (operator.mul, sym_size...): specialized.
-                    env[n] = _python_value(out)
-                    self.specialized[n.name] = env[n]
-                    continue
-                refuse(name, n, None)
-                env[n] = Poison()
+                # Size arithmetic on SymInts (operator.mul, sym_size...): specialized.
+                env[n] = _python_value(out)
+                self.specialized[n.name] = env[n]
                 continue
             try:
                 result = handler(self, args, kwargs, out)

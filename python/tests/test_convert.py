@@ -265,11 +265,16 @@ class GraphForms(unittest.TestCase):
         path = reprokit_torch.save(traced, [x], new_dir("in_place"), judge=False)
         with torch.no_grad():
             assert_close(self, run_outputs(path)[0], InPlace()(x), "functionalized")
-        # Without functionalization an in-place op is refused, not dropped.
-        gm = make_fx(lambda x: x.clone().add_(1.0))(x)
+        # An ATen graph with in-place ops is retraced functionalized...
+        fn = lambda x: x.clone().add_(1.0).relu_()  # noqa: E731
+        gm = make_fx(fn)(x)
+        path = reprokit_torch.save(gm, [x], new_dir("in_place_aten"), judge=False)
+        assert_close(self, run_outputs(path)[0], fn(x), "retraced")
+        # ...and never converted as it is: refused, every one listed, not dropped.
         with self.assertRaises(reprokit_torch.UnsupportedOpsError) as caught:
-            reprokit_torch.save(gm, [x], new_dir("in_place_raw"), judge=False)
-        self.assertIn("aten.add_.Tensor", str(caught.exception))
+            reprokit_torch.save(gm, [x], new_dir("in_place_raw"), judge=False, trace=False)
+        self.assertIn("aten.add_.Tensor x1, first at node add_: in-place", str(caught.exception))
+        self.assertIn("aten.relu_.default x1", str(caught.exception))
 
     def test_coverage_claims_match_the_handlers(self):
         from reprokit_torch import aten_ops, coverage
@@ -536,7 +541,19 @@ class Unsupported(unittest.TestCase):
         self.assertIn("aten.sort.default", ops)
         self.assertIn("aten.fmod.Scalar", ops)
         self.assertIn("aten.cumprod.default x2, first at node cumprod", str(err))
+        self.assertEqual(ops["aten.sort.default"], (1, "sort"))
         self.assertNotIn("aten.mul.Tensor", ops)  # supported ops are not listed
+
+    def test_ops_after_a_refused_one_are_listed_too(self):
+        def f(x):
+            y = torch.cumprod(x, 0)  # everything after depends on it
+            return torch.fmod(torch.sort(y, 1)[0], 0.5) + torch.fmod(y, 0.25)
+        x = r(3, 4)
+        with self.assertRaises(reprokit_torch.UnsupportedOpsError) as caught:
+            reprokit_torch.save(make_fx(f)(x), [x], new_dir("chained"), judge=False)
+        ops = {op: count for op, count, _, _ in caught.exception.ops}
+        self.assertEqual(ops, {"aten.cumprod.default": 1, "aten.sort.default": 1,
+                               "aten.fmod.Scalar": 2})
 
     def test_refused_uses_name_the_reason(self):
         x = r(1, 2, 5, 5)
