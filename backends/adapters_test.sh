@@ -2,9 +2,10 @@
 # The torch_inductor and onnxruntime adapters through the protocol
 # (backends/python/backend_client.py): every graph of backends/testdata/ on cpu
 # (and cuda where there is one) against a NumPy float64 evaluation, Inductor's
-# planted relu bugs switched on through options, bad options refused. Each
-# adapter whose Python package is missing is skipped with the reason (CI has
-# neither torch nor onnxruntime; the GPU machine has both: docs/BACKENDS.md).
+# planted relu bugs switched on through options, bad options refused. The
+# torch_inductor adapter is skipped where torch is missing (CI); the
+# onnxruntime adapter runs everywhere on Node.js (and also on Python's
+# onnxruntime where that is installed, as on the GPU machine: docs/BACKENDS.md).
 set -uo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 python="${PYTHON:-python3}"
@@ -50,26 +51,46 @@ else
     "$python" "$client" "$ti" "$data/elementwise.rk" --opt no.such_key=1 --expect-failure unsupported
 fi
 
-if ! (cd / && "$python" -c 'import onnxruntime, numpy') 2>/dev/null; then
-  echo "skipped: onnxruntime not installed (onnxruntime adapter)"
+# onnxruntime: through Node.js (onnxruntime-node, installed on every machine by
+# tools/install_deps.sh: never skipped) and, where it can be imported, through
+# Python's onnxruntime.
+ox="$here/onnxruntime/serve"
+# The client needs numpy: Debian's python3 has it (python3-numpy) where the
+# python3 on PATH may not.
+ox_client_python="$python"
+(cd / && "$python" -c 'import numpy') 2>/dev/null || ox_client_python=/usr/bin/python3
+ox_runtimes=(node)
+if (cd / && "$python" -c 'import onnxruntime, numpy') 2>/dev/null; then
+  ox_runtimes+=(python)
 else
-  ox="$here/onnxruntime/serve"
+  echo "python onnxruntime not installed: the onnxruntime adapter runs on node only"
+fi
+for runtime in "${ox_runtimes[@]}"; do
+  export REPROKIT_ORT_RUNTIME=$runtime
   ox_devices=(cpu)
-  if (cd / && "$python" -c 'import onnxruntime, sys; sys.exit("CUDAExecutionProvider" not in onnxruntime.get_available_providers())') 2>/dev/null; then
+  if [[ $runtime == python ]] && (cd / && "$python" -c 'import onnxruntime, sys; sys.exit("CUDAExecutionProvider" not in onnxruntime.get_available_providers())') 2>/dev/null; then
     ox_devices+=(cuda)
-  else
-    echo "onnxruntime: no CUDAExecutionProvider in this build; cpu only"
   fi
   for device in "${ox_devices[@]}"; do
     for level in all disable; do
-      check "onnxruntime $device, graph_optimization_level=$level: every test graph" 0 \
-        "$python" "$client" "$ox" "$data"/*.rk --device "$device" --opt graph_optimization_level=$level
+      check "onnxruntime ($runtime) $device, graph_optimization_level=$level: every test graph" 0 \
+        "$ox_client_python" "$client" "$ox" "$data"/*.rk --device "$device" --opt graph_optimization_level=$level
     done
   done
-  check "onnxruntime: bad level refused" 0 \
-    "$python" "$client" "$ox" "$data/elementwise.rk" --opt graph_optimization_level=max \
+  check "onnxruntime ($runtime): bad level refused" 0 \
+    "$ox_client_python" "$client" "$ox" "$data/elementwise.rk" --opt graph_optimization_level=max \
     --expect-failure unsupported
-fi
+  check "onnxruntime ($runtime): planted accuracy bug is seen" 1 \
+    "$ox_client_python" "$client" "$ox" "$data/elementwise.rk" --opt inject_bug_TESTING_ONLY=accuracy
+  check "onnxruntime ($runtime): planted compile error" 0 \
+    "$ox_client_python" "$client" "$ox" "$data/elementwise.rk" --opt inject_bug_TESTING_ONLY=compile_error \
+    --expect-failure compile_error
+  if [[ $runtime == node ]]; then
+    check "onnxruntime (node): cuda is not declared" 0 \
+      "$ox_client_python" "$client" "$ox" "$data/elementwise.rk" --device cuda --expect-failure unsupported
+  fi
+  unset REPROKIT_ORT_RUNTIME
+done
 
 if [[ $failures != 0 ]]; then
   echo "$failures check(s) failed"

@@ -58,7 +58,11 @@ const OPTIONS = [
    help: 'onnxruntime graph optimizations: disable|basic|extended|all'},
   {name: 'intra_op_num_threads', default: '0',
    help: 'threads inside an op (0: onnxruntime\'s choice)'},
+  {name: 'inject_bug_TESTING_ONLY', default: '',
+   help: 'testing the harness: accuracy (the first f32/f64 output\'s first element + 1) ' +
+       'or compile_error'},
 ];
+const PLANTED = ['', 'accuracy', 'compile_error'];
 
 class Failure extends Error {
   constructor(kind, message) {
@@ -178,6 +182,11 @@ function sessionOptions(options) {
     throw new Failure('unsupported',
                       `intra_op_num_threads must be an integer, got ${JSON.stringify(threadsText)}`);
   }
+  const planted = String(options.inject_bug_TESTING_ONLY ?? '');
+  if (!PLANTED.includes(planted)) {
+    throw new Failure('unsupported', `inject_bug_TESTING_ONLY must be one of ` +
+                      `${PLANTED.join('|')}, got ${JSON.stringify(planted)}`);
+  }
   const so = {graphOptimizationLevel: LEVELS[level], logSeverityLevel: 3};
   const threads = Number(threadsText);
   if (threads > 0) so.intraOpNumThreads = threads;
@@ -206,10 +215,12 @@ async function handleRun(header, payload, devices, phase) {
   const model = new Uint8Array(payload.subarray(onnxOffset, onnxOffset + onnxSize));
   const inputs = (header.inputs || []).map((t) => decodeTensor(t, payload));
 
+  const planted = String((header.options || {}).inject_bug_TESTING_ONLY ?? '');
   phase('compile');
   let started = process.hrtime.bigint();
   let session;
   try {
+    if (planted === 'compile_error') throw new Error('planted compile error (TESTING_ONLY)');
     session = await ort.InferenceSession.create(model, so);
   } catch (e) {
     const message = String(e && e.message || e);
@@ -235,13 +246,23 @@ async function handleRun(header, payload, devices, phase) {
       } catch (e) {
         throw new Failure('runtime_error', `onnxruntime: ${String(e && e.message || e)}`);
       }
-      runs.push(session.outputNames.map((name) => outputs[name]));
+      const values = session.outputNames.map((name) => outputs[name]);
+      if (planted === 'accuracy') plantWrongValue(values);
+      runs.push(values);
     }
     const runSeconds = Number(process.hrtime.bigint() - started) / 1e9 / runsWanted;
     return {runs, compileSeconds, runSeconds};
   } finally {
     await session.release();
   }
+}
+
+// The planted accuracy bug: the first element of the first f32/f64 output
+// is off by one, the same in every run.
+function plantWrongValue(outputs) {
+  const target = outputs.find((t) => (t.type === 'float32' || t.type === 'float64') &&
+                                     t.data.length > 0);
+  if (target) target.data[0] += 1;
 }
 
 function resultFrame(id, result) {
