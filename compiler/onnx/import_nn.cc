@@ -188,10 +188,24 @@ absl::Status ConvertReduce(NodeContext& ctx) {
     ctx.SetOutput(0, x);
     return absl::OkStatus();
   }
+  // Opset 20 allows bool for ReduceMax (any) and ReduceMin (all); reprokit
+  // reduces numbers, so through i32 and back.
+  const bool boolean = ctx.type(x).dtype == DType::kBool && (op == Op::kReduceMax || op == Op::kReduceMin);
+  if (boolean) {
+    if (ctx.opset() < 20) return ctx.Error("bool input before opset 20");
+    Attributes cast;
+    cast.Set("dtype", DType::kI32);
+    RK_ASSIGN_OR_RETURN(x, ctx.Emit(Op::kCast, {x}, std::move(cast)));
+  }
   Attributes attrs;
   attrs.Set("axes", *std::move(axes));
   attrs.Set("keepdim", keepdims != 0);
   RK_ASSIGN_OR_RETURN(NodeId r, ctx.Emit(op, {x}, std::move(attrs)));
+  if (boolean) {
+    Attributes cast;
+    cast.Set("dtype", DType::kBool);
+    RK_ASSIGN_OR_RETURN(r, ctx.Emit(Op::kCast, {r}, std::move(cast)));
+  }
   ctx.SetOutput(0, r);
   return absl::OkStatus();
 }

@@ -128,6 +128,26 @@ TEST(ImportOpsetTest, ReduceAxesAreAnInputFromOpset18) {
   EXPECT_EQ(Values(out[0]), (std::vector<double>{3, 9}));
 }
 
+TEST(ImportOpsetTest, ReduceMaxAndMinTakeBoolFromOpset20) {
+  onnx::NodeProto any = MakeNode("ReduceMax", {"b", "axes"}, {"y"}, "any");
+  AddIntAttr(any, "keepdims", 0);
+  onnx::NodeProto all = MakeNode("ReduceMin", {"b", "axes"}, {"z"}, "all");
+  AddIntAttr(all, "keepdims", 0);
+  onnx::ModelProto m =
+      Model({any, all}, {{"b", onnx::TensorProto::BOOL, {2, 3}}},
+            {{"y", onnx::TensorProto::BOOL, {2}}, {"z", onnx::TensorProto::BOOL, {2}}},
+            {Int64Tensor("axes", {1}, {1})}, 20);
+  HostTensor b(TensorType(DType::kBool, Shape({2, 3})));
+  for (int i : {0, 3, 4, 5}) b.SetInt(i, 1);  // rows [1,0,0] and [1,1,1]
+  std::vector<HostTensor> out = Evaluated(m, {b});
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].dtype(), DType::kBool);
+  EXPECT_EQ(Values(out[0]), (std::vector<double>{1, 1}));
+  EXPECT_EQ(Values(out[1]), (std::vector<double>{0, 1}));
+  m.mutable_opset_import(0)->set_version(19);
+  EXPECT_THAT(ImportError(m, /*checked=*/false), HasSubstr("bool input before opset 20"));
+}
+
 TEST(ImportOpsetTest, ReduceWithoutAxesReducesAllOrNothingWithNoop) {
   const HostTensor x = Floats({2, 2}, {1, -2, 3, -4});
   onnx::NodeProto all = MakeNode("ReduceL1", {"x"}, {"y"}, "l1");
@@ -293,6 +313,21 @@ TEST(ImportOpsetTest, ADeclaredStaticOutputShapeMustHold) {
   onnx::ModelProto symbolic = Model({MakeNode("Relu", {"x"}, {"y"}, "relu")},
                                     {{"x", kF32, {2, 3}}}, {{"y", kF32, {-1, 3}}}, {}, 20);
   EXPECT_TRUE(Import(symbolic).ok());
+}
+
+TEST(ImportOpsetTest, AStaticValueInfoMustMatchTheConversion) {
+  onnx::ModelProto m = Model({MakeNode("Relu", {"x"}, {"r"}, "node_relu"),
+                              MakeNode("Neg", {"r"}, {"y"}, "node_neg")},
+                             {{"x", kF32, {2, 3}}}, {{"y", kF32, {2, 3}}}, {}, 20);
+  *m.mutable_graph()->add_value_info() = MakeValueInfo({"r", kF32, {2, 3}});
+  EXPECT_TRUE(Import(m).ok()) << Import(m).status();
+  *m.mutable_graph()->mutable_value_info(0) = MakeValueInfo({"r", onnx::TensorProto::DOUBLE, {2, 3}});
+  EXPECT_THAT(ImportError(m),
+              HasSubstr("Relu node 'node_relu': output 0 ('r') is declared f64[2,3] (value_info), "
+                        "the conversion made f32[2,3]"));
+  // Symbolic dims are not compared.
+  *m.mutable_graph()->mutable_value_info(0) = MakeValueInfo({"r", kF32, {-1, 3}});
+  EXPECT_TRUE(Import(m).ok());
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 #include <utility>
 
@@ -84,6 +85,9 @@ class Importer : public NodeContext {
   std::string UniqueName(const std::string& base);
   absl::StatusOr<Graph> LiveGraph(const std::vector<NodeId>& outputs);
   absl::Status CheckDeclaredOutputs(const Graph& graph) const;
+  // The type `value_info` declares for `name`, where it is static and a
+  // dtype reprokit has.
+  std::optional<TensorType> DeclaredType(const std::string& name) const;
 
   const onnx::ModelProto& model_;
   const ImportOptions& options_;
@@ -92,6 +96,7 @@ class Importer : public NodeContext {
   GraphBuilder builder_;
   absl::flat_hash_map<std::string, NodeId> values_;
   absl::flat_hash_map<std::string, const onnx::TensorProto*> initializers_;
+  absl::flat_hash_map<std::string, const onnx::ValueInfoProto*> value_info_;
   std::vector<std::string> names_;  // per builder node
   absl::flat_hash_set<std::string> taken_;
   std::vector<NodeOrigin> origins_;
@@ -148,10 +153,26 @@ absl::Status Importer::CheckSupported() const {
                    unsupported.size() == 1 ? "" : "s", ":\n", absl::StrJoin(lines, "\n")));
 }
 
+std::optional<TensorType> Importer::DeclaredType(const std::string& name) const {
+  auto it = value_info_.find(name);
+  if (it == value_info_.end() || !it->second->type().has_tensor_type()) return std::nullopt;
+  const onnx::TypeProto::Tensor& t = it->second->type().tensor_type();
+  if (t.elem_type() == 0 || !t.has_shape()) return std::nullopt;
+  absl::StatusOr<DType> dtype = DTypeFromOnnx(t.elem_type());
+  if (!dtype.ok()) return std::nullopt;
+  std::vector<int64_t> dims;
+  for (const onnx::TensorShapeProto::Dimension& d : t.shape().dim()) {
+    if (!d.has_dim_value() || d.dim_value() < 0) return std::nullopt;
+    dims.push_back(d.dim_value());
+  }
+  return TensorType(*dtype, Shape(dims));
+}
+
 absl::Status Importer::AddInputs() {
   for (const onnx::TensorProto& init : model_.graph().initializer()) {
     initializers_[init.name()] = &init;
   }
+  for (const onnx::ValueInfoProto& v : model_.graph().value_info()) value_info_[v.name()] = &v;
   absl::flat_hash_set<std::string> declared;
   for (const onnx::ValueInfoProto& input : model_.graph().input()) {
     if (!initializers_.contains(input.name())) declared.insert(input.name());
@@ -352,6 +373,15 @@ absl::Status Importer::ConvertNode(const onnx::NodeProto& n) {
       return Error(absl::StrCat("output ", i, " ('", n.output(i), "') is not supported"));
     }
     values_[n.output(i)] = outputs_[i];
+    // What the exporter's shape inference wrote for the value (PyTorch's
+    // exporter writes value_info for nearly every value): a static type that
+    // differs is a conversion that went wrong, reported at its node.
+    if (std::optional<TensorType> declared = DeclaredType(n.output(i));
+        declared.has_value() && *declared != builder_.type(outputs_[i])) {
+      return Error(absl::StrCat("output ", i, " ('", n.output(i), "') is declared ",
+                                declared->ToString(), " (value_info), the conversion made ",
+                                builder_.type(outputs_[i]).ToString()));
+    }
     std::string& name = names_[outputs_[i].value];
     if (outputs_[i].value >= first_new && name.empty()) {
       name = UniqueName(n.output_size() == 1 || i == 0 ? base : absl::StrCat(base, "_", i));

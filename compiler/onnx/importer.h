@@ -21,8 +21,10 @@
 //   than the importer knows (import_context.h: each converter's opset
 //   range, up to kNewestOpset) is listed with the newest it knows.
 // - Local functions are inlined and nodes sorted first (model_nodes.h).
-// - A graph output declared with a static shape must come out with that
-//   type (InvalidArgument otherwise).
+// - A graph output declared with a static shape, and a value whose
+//   value_info is static, must come out with that type (InvalidArgument
+//   naming the node otherwise): exporters write these from their own shape
+//   inference, so a difference is a conversion gone wrong.
 //
 // The namespace is onnx_io, not onnx, because ONNX's own classes live in
 // namespace ::onnx.
