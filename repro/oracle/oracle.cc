@@ -190,13 +190,38 @@ absl::StatusOr<Verdict> JudgeGraphs(const JudgedGraphs& g, absl::Span<const Host
   if (!program.ok()) return program.status();
   v.compile_seconds = program->compile_seconds;
   v.run_seconds = program->run_seconds;
+  // The references first: a graph with undefined behavior (integer division
+  // by zero, signed overflow, ...: compiler/reference/undefined_behavior.h)
+  // cannot be judged, whatever the compiler did with it, crash and compile
+  // error included; nor can it be nondeterministic.
+  ReportPhase("reference");
+  const absl::Time start = absl::Now();
+  absl::StatusOr<compiler::EvalResult> native = compiler::Evaluate(g.reference, inputs);
+  compiler::EvalOptions fp64_options;
+  fp64_options.fp64 = true;
+  absl::StatusOr<compiler::EvalResult> fp64 =
+      native.ok() ? compiler::Evaluate(g.reference, inputs, fp64_options) : native;
+  v.reference_seconds = SecondsSince(start);
+  const compiler::UndefinedBehavior* undefined =
+      native.ok() && native->undefined.has_value() ? &*native->undefined
+      : fp64.ok() && fp64->undefined.has_value()   ? &*fp64->undefined
+                                                   : nullptr;
+  if (undefined != nullptr) {
+    v.kind = VerdictKind::kCannotJudge;
+    v.signature = {VerdictKind::kCannotJudge, ""};
+    v.message = undefined->Message();
+    return v;
+  }
   if (program->ended) {
     Verdict e = *std::move(program->ended);
     e.policy = oracle_options.policy;
     e.compile_seconds = v.compile_seconds;
     e.run_seconds = v.run_seconds;
+    e.reference_seconds = v.reference_seconds;
     return e;
   }
+  if (!native.ok()) return native.status();
+  if (!fp64.ok()) return fp64.status();
   auto describe = [&](int i) {
     OutputVerdict o = Describe(graph, i);
     o.gradient_of = GradientOf(g, i);
@@ -219,16 +244,6 @@ absl::StatusOr<Verdict> JudgeGraphs(const JudgedGraphs& g, absl::Span<const Host
       return v;
     }
   }
-
-  ReportPhase("reference");
-  const absl::Time start = absl::Now();
-  absl::StatusOr<compiler::EvalResult> native = compiler::Evaluate(g.reference, inputs);
-  if (!native.ok()) return native.status();
-  compiler::EvalOptions fp64_options;
-  fp64_options.fp64 = true;
-  absl::StatusOr<compiler::EvalResult> fp64 = compiler::Evaluate(g.reference, inputs, fp64_options);
-  if (!fp64.ok()) return fp64.status();
-  v.reference_seconds = SecondsSince(start);
 
   const AccuracyPolicy* policy = FindAccuracyPolicy(oracle_options.policy);
   const std::vector<compiler::DType> precisions = OutputPrecisions(g.reference);
