@@ -14,6 +14,7 @@
 #include "repro/bundle/environment.h"
 #include "repro/oracle/memory_budget.h"
 #include "repro/oracle/oracle.h"
+#include "tools/output_path.h"
 #include "tools/flags.h"
 #include "tools/graph_source.h"
 #include "tools/input_files.h"
@@ -50,6 +51,9 @@ int RunCapture(absl::Span<const std::string> args) {
       ParseSingleArgument(flags, args, kName, "GRAPH", &exit_code);
   if (!arg.has_value()) return exit_code;
   if (out.empty()) return ReportError(kName, absl::InvalidArgumentError("-o BUNDLE is required"));
+  if (absl::Status s = CheckOutputPath("-o", out, OutputKind::kDirectory); !s.ok()) {
+    return ReportError(kName, s);
+  }
   if (seed >= 0 && !input_files.empty()) {
     return ReportError(kName, absl::InvalidArgumentError("--seed and --inputs exclude each other"));
   }

@@ -41,6 +41,7 @@
 #include "repro/emit/workspace.h"
 #include "repro/oracle/oracle.h"
 #include "tools/cpp/runfiles/runfiles.h"
+#include "tools/output_path.h"
 #include "tools/flags.h"
 #include "tools/subcommand.h"
 
@@ -266,6 +267,9 @@ int RunDemo(absl::Span<const std::string> args) {
   }
   if (!positional->empty()) {
     return ReportError(kName, absl::InvalidArgumentError("takes no positional arguments"));
+  }
+  if (absl::Status s = CheckOutputPath("-o", config.out, OutputKind::kDirectory); !s.ok()) {
+    return ReportError(kName, s);
   }
   const absl::Time start = absl::Now();
   if (config.reprokit_root.empty()) {

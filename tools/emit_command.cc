@@ -10,6 +10,7 @@
 #include "base/json.h"
 #include "repro/emit/emit.h"
 #include "repro/emit/workspace.h"
+#include "tools/output_path.h"
 #include "tools/flags.h"
 #include "tools/subcommand.h"
 
@@ -75,6 +76,12 @@ int RunEmit(absl::Span<const std::string> args) {
   if (!arg.has_value()) return exit_code;
   if (package.empty()) {
     return ReportError(kName, absl::InvalidArgumentError("--package is required"));
+  }
+  if (!workspace.empty()) {
+    if (absl::Status s = CheckOutputPath("--workspace", workspace, OutputKind::kDirectory);
+        !s.ok()) {
+      return ReportError(kName, s);
+    }
   }
   repro::EmitRequest request;
   request.bundle_dir = *arg;

@@ -14,6 +14,7 @@
 #include "compiler/onnx/checker.h"
 #include "compiler/reference/interpreter.h"
 #include "repro/bundle/bundle.h"
+#include "tools/output_path.h"
 #include "tools/flags.h"
 #include "tools/graph_source.h"
 #include "tools/onnx_source.h"
@@ -53,8 +54,8 @@ int RunExport(absl::Span<const std::string> args) {
   if (!arg.has_value()) return exit_code;
   if (!onnx) return ReportError(kName, absl::InvalidArgumentError("say the format: --onnx"));
   if (out.empty()) return ReportError(kName, absl::InvalidArgumentError("-o MODEL.onnx is required"));
-  if (std::filesystem::is_directory(out)) {
-    return ReportError(kName, absl::InvalidArgumentError(absl::StrCat(out, " is a directory")));
+  if (absl::Status s = CheckOutputPath("-o", out, OutputKind::kFile); !s.ok()) {
+    return ReportError(kName, s);
   }
   compiler::Graph graph;
   std::vector<compiler::HostTensor> inputs;

@@ -24,6 +24,7 @@
 #include "testing/fuzz/campaign_state.h"
 #include "testing/fuzz/report.h"
 #include "testing/report/report.h"
+#include "tools/output_path.h"
 #include "tools/flags.h"
 #include "tools/fuzz_merge_command.h"
 #include "tools/store_flags.h"
@@ -156,6 +157,13 @@ int RunFuzz(absl::Span<const std::string> args) {
     return ReportError(kName, absl::InvalidArgumentError("unexpected positional arguments"));
   }
   if (out.empty()) return ReportError(kName, absl::InvalidArgumentError("--out DIR is required"));
+  for (const auto& [flag, path] : {std::pair<const char*, const std::string*>{"--out", &out},
+                                   {"--workspace", &workspace}}) {
+    if (path->empty()) continue;
+    if (absl::Status s = CheckOutputPath(flag, *path, OutputKind::kDirectory); !s.ok()) {
+      return ReportError(kName, s);
+    }
+  }
   fuzz::CampaignOptions options;
   absl::StatusOr<double> seconds = ParseDuration(time_text);
   if (!seconds.ok()) return ReportError(kName, seconds.status());

@@ -10,6 +10,7 @@
 #include "testing/fuzz/campaign_record.h"
 #include "testing/fuzz/report.h"
 #include "tools/flags.h"
+#include "tools/output_path.h"
 #include "tools/store_flags.h"
 #include "tools/subcommand.h"
 
@@ -41,6 +42,13 @@ int RunFuzzMerge(absl::Span<const std::string> args) {
     return kExitOk;
   }
   if (out.empty()) return ReportError(kName, absl::InvalidArgumentError("-o DIR is required"));
+  for (const auto& [flag, path] : {std::pair<const char*, const std::string*>{"-o", &out},
+                                   {"--workspace", &workspace}}) {
+    if (path->empty()) continue;
+    if (absl::Status s = CheckOutputPath(flag, *path, OutputKind::kDirectory); !s.ok()) {
+      return ReportError(kName, s);
+    }
+  }
   if (records->empty()) {
     return ReportError(kName, absl::InvalidArgumentError("expected at least one campaign record"));
   }

@@ -14,6 +14,7 @@
 #include "repro/bundle/capture.h"
 #include "repro/bundle/environment.h"
 #include "repro/oracle/verdict.h"
+#include "tools/output_path.h"
 #include "tools/flags.h"
 #include "tools/graph_source.h"
 #include "tools/input_files.h"
@@ -54,6 +55,9 @@ int RunImport(absl::Span<const std::string> args) {
       ParseSingleArgument(flags, args, kName, "MODEL", &exit_code);
   if (!arg.has_value()) return exit_code;
   if (out.empty()) return ReportError(kName, absl::InvalidArgumentError("-o BUNDLE is required"));
+  if (absl::Status s = CheckOutputPath("-o", out, OutputKind::kDirectory); !s.ok()) {
+    return ReportError(kName, s);
+  }
   if (!IsOnnxPath(*arg)) {
     return ReportError(kName, absl::InvalidArgumentError(absl::StrCat(
                                   *arg, ": expected an ONNX model (a path ending in .onnx)")));

@@ -11,6 +11,7 @@
 #include "minifier/minify_bundle.h"
 #include "minifier/progress.h"
 #include "repro/backend/locate.h"
+#include "tools/output_path.h"
 #include "tools/flags.h"
 #include "tools/subcommand.h"
 
@@ -101,6 +102,11 @@ int RunMinify(absl::Span<const std::string> args) {
                                      "--timeout: expected a finite number of seconds > 0"));
   }
   options.input_dir = (*positional)[0];
+  // A bad -o is bad input, found before any judging (not "does not reproduce").
+  if (absl::Status s = CheckOutputPath("-o", options.output_dir, OutputKind::kDirectory);
+      !s.ok()) {
+    return ReportError("minify", s);
+  }
   {
     // Minifying into the input would replace the bundle being minified.
     std::error_code ec;

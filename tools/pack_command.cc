@@ -12,6 +12,7 @@
 #include "repro/bundle/pack.h"
 #include "repro/bundle/bundle_sync.h"
 #include "repro/store/open_store.h"
+#include "tools/output_path.h"
 #include "tools/flags.h"
 #include "tools/store_flags.h"
 #include "tools/subcommand.h"
@@ -44,6 +45,9 @@ int RunPack(absl::Span<const std::string> args) {
   if (!arg.has_value()) return exit_code;
   const std::string& bundle = *arg;
   if (out.empty()) out = BaseName(bundle) + ".tar.zst";
+  if (absl::Status s = CheckOutputPath("-o", out, OutputKind::kFile); !s.ok()) {
+    return ReportError(kName, s);
+  }
   if (std::filesystem::exists(out) && !force) {
     return ReportError(kName, absl::AlreadyExistsError(absl::StrCat(
                                   out, " exists; pack does not overwrite files (--force replaces it)")));
@@ -97,6 +101,9 @@ int RunUnpack(absl::Span<const std::string> args) {
     if (out.empty() || out == BaseName(archive)) {
       return ReportError(kName, absl::InvalidArgumentError("cannot derive DIR; pass -o DIR"));
     }
+  }
+  if (absl::Status s = CheckOutputPath("-o", out, OutputKind::kDirectory); !s.ok()) {
+    return ReportError(kName, s);
   }
   absl::StatusOr<repro::PackStats> stats = repro::UnpackBundle(archive, out, limits);
   if (!stats.ok()) return ReportError(kName, stats.status());

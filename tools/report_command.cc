@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/file_util.h"
 #include "testing/report/report.h"
+#include "tools/output_path.h"
 #include "tools/flags.h"
 #include "tools/subcommand.h"
 
@@ -63,6 +64,9 @@ int RunReport(absl::Span<const std::string> args) {
     return ReportError(kName, absl::InvalidArgumentError("expects one INPUT directory"));
   }
   if (output.empty()) return ReportError(kName, absl::InvalidArgumentError("give -o report.html"));
+  if (absl::Status s = CheckOutputPath("-o", output, OutputKind::kFile); !s.ok()) {
+    return ReportError(kName, s);
+  }
   if (absl::Status s = CheckOutput(output, force); !s.ok()) return ReportError(kName, s);
   report::ReportOptions options;
   options.bundle.divergence = !no_divergence;

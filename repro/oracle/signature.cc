@@ -196,8 +196,11 @@ std::string NormalizeMessage(std::string_view m) {
       size_t close = m.find(c, i + 1);
       n = close == std::string_view::npos ? m.size() - i : close - i + 1;
       out += "'S'";
-    } else if (std::isdigit(static_cast<unsigned char>(c)) && (i == 0 || !IsWordChar(m[i - 1]))) {
-      n = Span(m, i, [](char x) {
+    } else if ((std::isdigit(static_cast<unsigned char>(c)) ||
+                (c == '-' && i + 1 < m.size() && std::isdigit(static_cast<unsigned char>(m[i + 1])))) &&
+               (i == 0 || !IsWordChar(m[i - 1]))) {
+      const size_t sign = c == '-' ? 1 : 0;  // "-7" is a number like "7"
+      n = sign + Span(m, i + sign, [](char x) {
         return std::isxdigit(static_cast<unsigned char>(x)) || x == '.' || x == 'e' || x == '-' ||
                x == '+';
       });

@@ -43,6 +43,8 @@ TEST(NormalizeMessageTest, ExternalBackendMessagesOfOneCauseAgree) {
   EXPECT_EQ(NormalizeMessage("X.shape={8,2,1} input shape {0,2}"),
             NormalizeMessage("X.shape={3,4} input shape {0, 2, 7}"));
   EXPECT_EQ(NormalizeMessage("tensor 4x8x16 vs 2x2"), "tensor N vs N");
+  EXPECT_EQ(NormalizeMessage("element 3: -7 floordiv 0"), NormalizeMessage("element 1: 5 floordiv 0"));
+  EXPECT_EQ(NormalizeMessage("a - b, x-1"), "a - b, x-N");
   // Dtypes and ops with digits keep them; an apostrophe is not a quote.
   EXPECT_EQ(NormalizeMessage("f32 bf16 int64 conv2d atan2 node_12 n3"),
             "f32 bf16 int64 conv2d atan2 node_N nN");
