@@ -11,7 +11,8 @@
 //
 // Each mismatch is InvalidArgument naming the file and the input.
 //
-// Tested by tools/onnx_cli_test.sh and tools/cli_test.sh (capture).
+// Tested by tools/onnx_cli_test.sh (import: each format) and
+// tools/bundle_cli_test.sh (capture: raw files).
 #ifndef REPROKIT_TOOLS_INPUT_FILES_H_
 #define REPROKIT_TOOLS_INPUT_FILES_H_
 
