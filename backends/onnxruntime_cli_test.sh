@@ -64,6 +64,14 @@ else
   fail "minify wrote no $tmp/bug.min/graph.rk"
 fi
 
+# A real ONNX Runtime 1.30 bug the fuzzer found (testdata/found/ort_relu_clip_f64.rk):
+# a compile_error at basic optimizations and above, a pass without them.
+expect "ORT FuseReluClip on double, optimizations off" 0 'verdict: +pass' \
+  check "$data/found/ort_relu_clip_f64.rk" --backend onnxruntime --opt graph_optimization_level=disable
+expect "ORT FuseReluClip on double, basic" 1 'verdict: +compile_error.*|FuseReluClip' \
+  check "$data/found/ort_relu_clip_f64.rk" --backend onnxruntime --opt graph_optimization_level=basic
+grep -q FuseReluClip "$tmp/out" || fail "the FuseReluClip compile error is not named"
+
 # Not declared (op_dtypes: ONNX Runtime's CPU provider has no Erf on double):
 # never sent, cannot_judge with op, dtype and node.
 cat >"$tmp/erf64.rk" <<'EOF'
