@@ -831,18 +831,20 @@ def _max_pool(cx, args, kwargs, out):
     stride = _pair(arg(args, kwargs, 2, "stride") or kernel)
     padding = _pair(arg(args, kwargs, 3, "padding", 0))
     dilation = _pair(arg(args, kwargs, 4, "dilation", 1))
-    shape = [x.shape[0], x.shape[1]] + [
-        (x.shape[2 + i] + 2 * padding[i] - dilation[i] * (kernel[i] - 1) - 1) // stride[i] + 1
-        for i in range(2)]
-    if shape[2:] != list(values_out.shape[-2:]):
-        raise Refused("max_pool2d with ceil_mode changing the output size")
-    y = cx.op("max_pool2d", [x], {"kernel": kernel, "strides": stride, "pads": padding + padding,
+    shape = [x.shape[0], x.shape[1]] + list(values_out.shape[-2:])
+    # ceil_mode's last windows run past the padding: more padding at the end, which
+    # never wins a max, gives them.
+    extra = [max(0, (shape[2 + i] - 1) * stride[i] + dilation[i] * (kernel[i] - 1) + 1
+                 - x.shape[2 + i] - 2 * padding[i]) for i in range(2)]
+    y = cx.op("max_pool2d", [x], {"kernel": kernel, "strides": stride,
+                                  "pads": padding + [padding[0] + extra[0], padding[1] + extra[1]],
                                   "dilations": dilation}, x.dtype, shape)
     y = cx.reshape(y, values_out.shape)
     if not isinstance(out, tuple):
         return y
     return (y, Lazy(lambda: cx.reshape(
-        _max_pool_indices(cx, x, kernel, stride, padding, dilation, shape[2:]), out[1].shape)))
+        _max_pool_indices(cx, x, kernel, stride, padding, dilation, shape[2:], extra),
+        out[1].shape)))
 
 
 @on("aten.avg_pool2d.default")
@@ -868,9 +870,10 @@ def _adaptive_avg_pool(cx, args, kwargs, out):
     x = _pool_input(cx, cx.tensor(args[0]))
     oh, ow = out.shape[-2], out.shape[-1]
     h, w = x.shape[2], x.shape[3]
-    if h % oh or w % ow:
-        raise Refused("adaptive_avg_pool2d whose windows differ in size (%dx%d -> %dx%d)"
-                      % (h, w, oh, ow))
+    if h % oh or w % ow:  # windows of different sizes: averaging matrices, A_h x A_w^T
+        rows = cx.cast(cx.constant(_adaptive_matrix(h, oh)), x.dtype)
+        cols = cx.cast(cx.constant(_adaptive_matrix(w, ow).t().contiguous()), x.dtype)
+        return cx.reshape(cx.matmul(cx.matmul(rows, x), cols), out.shape)
     if oh == 1 and ow == 1:
         return cx.reshape(cx.reduce("reduce_mean", x, [2, 3], True), out.shape)
     kernel = [h // oh, w // ow]
@@ -1358,12 +1361,12 @@ def _window_base(stride, padding, width, out_hw):
     return i * width + j
 
 
-def _max_pool_indices(cx, x, kernel, stride, padding, dilation, out_hw):
+def _max_pool_indices(cx, x, kernel, stride, padding, dilation, out_hw, extra=(0, 0)):
     """torch's indices: the flat H*W position of each window's first largest tap."""
-    pads = [0, 0, padding[0], padding[1]] * 2
+    pads = [0, 0, padding[0], padding[1], 0, 0, padding[0] + extra[0], padding[1] + extra[1]]
     padded = cx.op("pad", [x], {"pads": pads, "value": float("-inf")}, x.dtype,
-                   [x.shape[0], x.shape[1], x.shape[2] + 2 * padding[0],
-                    x.shape[3] + 2 * padding[1]])
+                   [x.shape[0], x.shape[1], x.shape[2] + 2 * padding[0] + extra[0],
+                    x.shape[3] + 2 * padding[1] + extra[1]])
     taps = _taps(kernel, dilation)
     views = [cx.unsqueeze(_tap_view(cx, padded, da, db, stride, out_hw), 0) for da, db in taps]
     stacked = cx.concat(views, 0)
@@ -1456,8 +1459,10 @@ def _adaptive_avg_pool_backward(cx, args, kwargs, out):
     g, x = cx.tensor(args[0], dt), cx.tensor(args[1], dt)
     n, c, h, w = x.shape
     oh, ow = g.shape[2:]
-    if h % oh or w % ow:
-        raise Refused("adaptive_avg_pool2d backward whose windows differ in size")
+    if h % oh or w % ow:  # the transposed averaging matrices
+        rows = cx.cast(cx.constant(_adaptive_matrix(h, oh).t().contiguous()), dt)
+        cols = cx.cast(cx.constant(_adaptive_matrix(w, ow)), dt)
+        return cx.matmul(cx.matmul(rows, g), cols)
     kh, kw = h // oh, w // ow
     wide = cx.broadcast_to(cx.reshape(g, [n, c, oh, 1, ow, 1]), [n, c, oh, kh, ow, kw])
     return cx.binary("div", cx.reshape(wide, [n, c, h, w]), float(kh * kw))
@@ -1605,3 +1610,75 @@ def _sdpa(cx, args, kwargs, out):
 
 for _name in SDPA:
     HANDLERS[_name] = _sdpa
+
+
+def _adaptive_matrix(size, out_size):
+    """[out, size]: row i averages torch's window floor(i*size/out) .. ceil((i+1)*size/out)."""
+    m = torch.zeros(out_size, size, dtype=torch.float64)
+    for i in range(out_size):
+        start, end = (i * size) // out_size, -((-(i + 1) * size) // out_size)
+        m[i, start:end] = 1.0 / (end - start)
+    return m
+
+
+@on("aten.roll.default")
+def _roll(cx, args, kwargs, out):
+    x = cx.tensor(args[0])
+    shifts = args[1] if isinstance(args[1], (list, tuple)) else [args[1]]
+    dims = arg(args, kwargs, 2, "dims", [])
+    dims = dims if isinstance(dims, (list, tuple)) else [dims]
+    if not dims:  # roll of the flattened tensor
+        flat = cx.reshape(x, [int(np.prod(x.shape))])
+        return cx.reshape(_roll_axis(cx, flat, 0, shifts[0]), x.shape)
+    for shift, d in zip(shifts, dims):
+        x = _roll_axis(cx, x, norm_dim(d, x.rank), shift)
+    return x
+
+
+def _roll_axis(cx, x, axis, shift):
+    n = x.shape[axis]
+    shift = shift % n if n else 0
+    if shift == 0:
+        return x
+    return cx.concat([cx.slice(x, axis, n - shift, n), cx.slice(x, axis, 0, n - shift)], axis)
+
+
+def _spread(cx, g, axis, start, step, size):
+    """g along `axis` placed at start, start + step, ... of a zero tensor `size` long."""
+    m = g.shape[axis]
+    if step > 1 and m > 1:  # zero insertion
+        g = cx.unsqueeze(g, axis + 1)
+        pads_b, pads_e = [0] * g.rank, [0] * g.rank
+        pads_e[axis + 1] = step - 1
+        wide = list(g.shape)
+        wide[axis + 1] = step
+        g = cx.op("pad", [g], {"pads": pads_b + pads_e, "value": 0.0}, g.dtype, wide)
+        merged = list(g.shape[:axis]) + [m * step] + list(g.shape[axis + 2:])
+        g = cx.slice(cx.reshape(g, merged), axis, 0, (m - 1) * step + 1)
+    begins, ends = [0] * g.rank, [0] * g.rank
+    begins[axis], ends[axis] = start, size - start - g.shape[axis]
+    if ends[axis] < 0:
+        raise Refused("a slice gradient that does not fit its input")
+    if not begins[axis] and not ends[axis]:
+        return g
+    shape = list(g.shape)
+    shape[axis] = size
+    return cx.op("pad", [g], {"pads": begins + ends, "value": 0.0}, g.dtype, shape)
+
+
+@on("aten.slice_backward.default")
+def _slice_backward(cx, args, kwargs, out):
+    g = cx.tensor(args[0], odt(out))
+    sizes = list(args[1])
+    dim = norm_dim(args[2], len(sizes))
+    size = sizes[dim]
+    start = _clamp_index(args[3], size, 0)
+    return _spread(cx, g, dim, start, int(args[5]), size)
+
+
+@on("aten.select_backward.default")
+def _select_backward(cx, args, kwargs, out):
+    g = cx.tensor(args[0], odt(out))
+    sizes = list(args[1])
+    dim = norm_dim(args[2], len(sizes))
+    return _spread(cx, cx.unsqueeze(g, dim), dim, args[3] % sizes[dim], 1, sizes[dim])

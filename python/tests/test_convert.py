@@ -120,7 +120,13 @@ CASES = {
                                    F.adaptive_avg_pool1d(x[:, :, 1], 3),
                                    F.pad(x, (1, 2, 2, 1), mode="reflect"),
                                    F.pad(x, (2, 1, 1, 0), mode="replicate"),
-                                   F.pad(x[:, :, 0], (2, 1), mode="reflect")),
+                                   F.pad(x[:, :, 0], (2, 1), mode="reflect"),
+                                   F.max_pool2d(x, 3, 2, ceil_mode=True),
+                                   F.max_pool2d(x[:, :, :5, :5], 2, 2, 0, ceil_mode=True),
+                                   F.adaptive_avg_pool2d(x, (4, 5)),
+                                   F.adaptive_avg_pool2d(x[:, :, :2, :2], 3),
+                                   torch.roll(x, 2, 3), torch.roll(x, (-1, 3), (1, 2)),
+                                   torch.roll(x, 5)),
                   [r(2, 4, 6, 6), r(4), r(4)]),
     "losses": (lambda x, y, t: (F.mse_loss(x, y), F.mse_loss(x, y, reduction="sum"),
                                 F.nll_loss(torch.log_softmax(x, 1), t),
@@ -484,10 +490,12 @@ class TinyCNN(nn.Module):
         self.fc = nn.Linear(24, 3)
 
     def forward(self, x):
-        x = F.max_pool2d(F.relu(self.bn(self.c1(x))), 3, 2, 1)
+        x = F.max_pool2d(F.relu(self.bn(self.c1(x))), 3, 2, 1, ceil_mode=True)
         x = F.avg_pool2d(torch.tanh(self.c2(x)), 3, 1, 1, count_include_pad=False)
-        x = F.adaptive_avg_pool2d(self.c3(x), 2).flatten(1)
-        return self.fc(x)
+        x = F.adaptive_avg_pool2d(self.c3(x), 2) + F.adaptive_avg_pool2d(x, 2)[:, :6] \
+            + F.adaptive_avg_pool2d(x, 3)[:, 1:7, ::2, 1:]  # even and uneven windows
+        x = x + x[:, :, 1].unsqueeze(2)  # select's gradient
+        return self.fc(x.flatten(1))
 
 
 class CNNTraining(unittest.TestCase):
@@ -514,7 +522,8 @@ class CNNTraining(unittest.TestCase):
             ops = json.load(fh)["provenance"]["source"]["aten_ops"]
         for op in ("aten.convolution_backward.default", "aten.native_batch_norm_backward.default",
                    "aten.max_pool2d_with_indices_backward.default",
-                   "aten.avg_pool2d_backward.default", "aten._adaptive_avg_pool2d_backward.default"):
+                   "aten.avg_pool2d_backward.default", "aten._adaptive_avg_pool2d_backward.default",
+                   "aten.slice_backward.default", "aten.select_backward.default"):
             self.assertIn(op, ops)
         check = reprokit("check", bw)
         self.assertEqual(check.returncode, 0, check.stdout + check.stderr)
