@@ -65,6 +65,28 @@ if (cd / && "$python" -c 'import onnxruntime, numpy') 2>/dev/null; then
 else
   echo "python onnxruntime not installed: the onnxruntime adapter runs on node only"
 fi
+# The Node.js side's own framing: end of input and shutdown end it with 0, a
+# frame that is not one with 2; an unknown runtime is refused with 2.
+expect_exit() {  # WHAT WANT COMMAND...
+  local what="$1" want="$2"
+  shift 2
+  echo "--- $what"
+  "$@" >/dev/null 2>"${TEST_TMPDIR:-/tmp}/ox_stderr.$$"
+  local got=$?
+  if [[ $got != "$want" ]]; then
+    echo "FAIL: $what: exit $got, expected $want"
+    cat "${TEST_TMPDIR:-/tmp}/ox_stderr.$$"
+    failures=$((failures + 1))
+  fi
+  rm -f "${TEST_TMPDIR:-/tmp}/ox_stderr.$$"
+}
+expect_exit "onnxruntime (node): end of input" 0 env REPROKIT_ORT_RUNTIME=node "$ox" </dev/null
+expect_exit "onnxruntime (node): not a frame" 2 \
+  bash -c 'printf "NOPE0000000000000000" | REPROKIT_ORT_RUNTIME=node "$0"' "$ox"
+expect_exit "onnxruntime (node): shutdown (what follows is not read)" 0 bash -c \
+  'printf "RKBP\x13\0\0\0\0\0\0\0\0\0\0\0{\"type\":\"shutdown\"}NOPE0000000000000000" | REPROKIT_ORT_RUNTIME=node "$0"' "$ox"
+expect_exit "onnxruntime: unknown runtime refused" 2 env REPROKIT_ORT_RUNTIME=java "$ox" </dev/null
+
 for runtime in "${ox_runtimes[@]}"; do
   export REPROKIT_ORT_RUNTIME=$runtime
   ox_devices=(cpu)
