@@ -828,6 +828,13 @@ def build_one(job):
                 entry["rel_err_vs_f32"] = rel_err(to_numpy(o), to_numpy(f32_outs[k]))
             meta["output_files"].append(entry)
         meta["ok"] = True
+        stage = "onnx checker"
+        try:  # full_check: strict shape and type inference over the whole graph
+            import onnx
+            onnx.checker.check_model(path, full_check=True)
+            meta["onnx_checker"] = "ok"
+        except Exception as e:
+            meta["onnx_checker"] = f"{type(e).__name__}: {str(e)[:400]}"
         stage = "onnxruntime"
         try:
             import onnxruntime as ort
@@ -860,8 +867,8 @@ def build_one(job):
 
 # ---------------------------------------------------------------- the whole zoo
 def table(metas):
-    rows = ["| model | family | dtype | IR | opsets | nodes | functions | MB | ORT rel err | status |",
-            "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    rows = ["| model | family | dtype | IR | opsets | nodes | functions | MB | ONNX checker | ORT rel err | status |",
+            "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for m in metas:
         if m.get("ok"):
             ops = ", ".join(f"{k}:{v}" for k, v in m["opset_import"].items())
@@ -870,9 +877,9 @@ def table(metas):
             if isinstance(ort, list):
                 ort = " ".join(f"{x:.1e}" if isinstance(x, float) else str(x) for x in ort)
             rows.append(f"| {m['name']} | {m['family']} | {m['dtype']} | {m['ir_version']} | {ops} | {m['nodes']} "
-                        f"| {len(m['local_functions'])} | {mb:.2f} | {ort} | exported |")
+                        f"| {len(m['local_functions'])} | {mb:.2f} | {m.get('onnx_checker', '')[:80]} | {ort} | exported |")
         else:
-            rows.append(f"| {m['name']} | {m['family']} | {m['dtype']} | | | | | | | {m.get('stage', '?')}: "
+            rows.append(f"| {m['name']} | {m['family']} | {m['dtype']} | | | | | | | | {m.get('stage', '?')}: "
                         f"{m.get('error', 'not finished')[:120].replace('|', '/')} |")
     return "\n".join(rows) + "\n"
 
