@@ -111,14 +111,20 @@ absl::StatusOr<int> GenContext::EmitBounded(Op op, std::vector<int> operands, At
       in.push_back(facts(v));
     }
     absl::StatusOr<TensorType> inferred = compiler::InferType(op, types, attrs);
-    if (!inferred.ok() || !IsFloat(inferred->dtype)) break;
-    const double bound = InferRange(op, in, attrs, *inferred).MaxAbs();
-    if (bound <= kMaxMagnitude) break;
-    const double factor = 0.8 * kMaxMagnitude / bound;
+    if (!inferred.ok()) break;
+    const bool integer = compiler::IsInteger(inferred->dtype);
+    if (!IsFloat(inferred->dtype) && !integer) break;
+    // Integers: the range before it wraps, so no overflow goes unseen.
+    const double limit = integer ? kMaxIntMagnitude : kMaxMagnitude;
+    const double bound = integer ? InferRawRange(op, in, attrs, *inferred).MaxAbs()
+                                 : InferRange(op, in, attrs, *inferred).MaxAbs();
+    if (bound <= limit) break;
+    const double factor = 0.8 * limit / bound;
     const bool bilinear = op == Op::kMul || op == Op::kMatmul || op == Op::kConv2d;
     const bool norm = op == Op::kLayerNorm || op == Op::kRmsNorm;
     for (size_t i = 0; i < operands.size(); ++i) {
-      if (!IsFloat(type(operands[i]).dtype) || op == Op::kPow) continue;
+      const DType dtype = type(operands[i]).dtype;
+      if (integer ? !compiler::IsInteger(dtype) : (!IsFloat(dtype) || op == Op::kPow)) continue;
       if ((op == Op::kDiv && i != 0) || (norm && i == 0)) continue;
       const double target = facts(operands[i]).range.MaxAbs() * (bilinear ? std::sqrt(factor) : factor);
       absl::StatusOr<int> squashed = Squash(operands[i], target);
@@ -496,6 +502,12 @@ absl::StatusOr<int> GenContext::Fit(Op op, int index, int v, const TensorType& r
     const bool is_float = IsFloat(f.type.dtype);
     if (is_float && f.range.MaxAbs() > kMaxMagnitude) {
       x = Squash(v, kMaxMagnitude / 2, /*keep_exact=*/true);  // floor etc. need exactness
+    } else if (!is_float && index == 1 &&
+               (op == Op::kDiv || op == Op::kMod || op == Op::kFloorDiv)) {
+      // An integer divisor: |v| >= 2 (never 0, never -1), clamped first so
+      // that abs cannot overflow.
+      x = Squash(v, kMaxMagnitude);
+      if (x.ok()) x = AwayFromZero(*x, 1);
     } else if (op == Op::kLog || op == Op::kSqrt || op == Op::kRsqrt) {
       x = MakePositive(v);
     } else if (op == Op::kReciprocal || op == Op::kDiv) {

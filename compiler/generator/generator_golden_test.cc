@@ -43,7 +43,7 @@ TEST(GeneratorGoldenTest, DefaultGraphsOfSeedsOneToTwoHundredAreUnchanged) {
       }
     }
   }
-  EXPECT_EQ(Sha256Hex(text), "c88959254116f99eede1e931730f695575b6c1c90248eca7de0768d8d593e407");
+  EXPECT_EQ(Sha256Hex(text), "a70ccbc86811a59d275f19a3787bea8d609c77eefca6b12474aefbc369a4c76b");
 }
 
 }  // namespace

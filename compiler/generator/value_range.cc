@@ -271,6 +271,12 @@ ValueRange InferRange(Op op, absl::Span<const ValueFacts> operands, const Attrib
   return Widen(r);
 }
 
+ValueRange InferRawRange(Op op, absl::Span<const ValueFacts> operands, const Attributes& attrs,
+                         const TensorType& result) {
+  if (result.dtype == DType::kBool) return {0, 1};
+  return RawRange(op, operands, attrs, result);
+}
+
 bool InferExact(Op op, absl::Span<const ValueFacts> operands, const TensorType& result) {
   if (!AllExact(operands)) return false;
   if (compiler::IsInteger(result.dtype) || result.dtype == DType::kBool) return true;
@@ -300,7 +306,8 @@ bool OperandDomainOk(Op op, int index, const ValueFacts& x, const TensorType& re
     case Op::kRsqrt: return r.lo >= kMinPositive;
     case Op::kReciprocal: return r.lo >= kMinPositive || r.hi <= -kMinPositive;
     case Op::kDiv:
-      return index == 0 || !is_float || r.lo >= kMinPositive || r.hi <= -kMinPositive;
+      if (!is_float) return index == 0 || r.lo >= 1 || r.hi <= -2;
+      return index == 0 || r.lo >= kMinPositive || r.hi <= -kMinPositive;
     case Op::kPow:
       return index == 0 ? (r.lo >= kMinPositive && r.hi <= 8) : r.MaxAbs() <= 3;
     case Op::kExp: return r.hi <= kMaxExpArgument;
@@ -311,7 +318,7 @@ bool OperandDomainOk(Op op, int index, const ValueFacts& x, const TensorType& re
     case Op::kRound: return x.exact;
     case Op::kMod:
     case Op::kFloorDiv: {
-      if (!is_float) return true;
+      if (!is_float) return index == 0 || r.lo >= 1 || r.hi <= -2;
       if (!x.exact) return false;
       const double away = MinDivisor(op);
       return index == 0 || r.lo >= away || r.hi <= -away;

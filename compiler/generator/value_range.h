@@ -44,13 +44,20 @@ struct ValueFacts {
 ValueRange InferRange(compiler::Op op, absl::Span<const ValueFacts> operands,
                       const compiler::Attributes& attrs, const compiler::TensorType& result);
 
+// The same before it is fitted to an integer result's dtype: an integer op
+// whose raw range leaves [-kMaxIntMagnitude, kMaxIntMagnitude] could
+// overflow (signed overflow is undefined behavior: docs/DIFFERENTIAL.md).
+ValueRange InferRawRange(compiler::Op op, absl::Span<const ValueFacts> operands,
+                         const compiler::Attributes& attrs, const compiler::TensorType& result);
+
 // Whether the result of `op` is exact given its operands.
 bool InferExact(compiler::Op op, absl::Span<const ValueFacts> operands,
                 const compiler::TensorType& result);
 
 // Whether operand `index` of `op` is inside the op's safe domain (for the
 // generator: positive logs, divisors away from zero, bounded exp arguments,
-// exact inputs to discontinuous ops, ...).
+// exact inputs to discontinuous ops, integer divisors never 0 or -1 (so
+// neither x / 0 nor INT_MIN / -1 can happen), ...).
 bool OperandDomainOk(compiler::Op op, int index, const ValueFacts& operand,
                      const compiler::TensorType& result);
 
@@ -59,6 +66,9 @@ bool OperandDomainOk(compiler::Op op, int index, const ValueFacts& operand,
 inline constexpr double kMaxMagnitude = 1000.0;
 // Bound on exp arguments (exp(6) ~ 403).
 inline constexpr double kMaxExpArgument = 6.0;
+// Largest magnitude an integer value may have: far from i32's limits, so no
+// add, mul, sum or matmul of guarded operands overflows.
+inline constexpr double kMaxIntMagnitude = 1 << 30;
 // Smallest magnitude of log/sqrt/rsqrt/pow/reciprocal/div operands.
 inline constexpr double kMinPositive = 0.1;
 

@@ -92,12 +92,31 @@ TEST(ValueRangeTest, IntegersWrapToTheirRange) {
   EXPECT_EQ(r.hi, 2147483647.0);
 }
 
+// The raw range shows what the fitted one hides: an integer result past
+// kMaxIntMagnitude (the generator then clamps the operands).
+TEST(ValueRangeTest, RawRangeOfIntegersIsNotFitted) {
+  const TensorType i32(DType::kI32, Shape{4});
+  const ValueFacts big = Facts(-1e6, 1e6, true, DType::kI32);
+  EXPECT_EQ(InferRawRange(Op::kMul, {big, big}, {}, i32).hi, 1e12);
+  EXPECT_GT(InferRawRange(Op::kMul, {big, big}, {}, i32).MaxAbs(), kMaxIntMagnitude);
+  EXPECT_LE(InferRawRange(Op::kAdd, {big, big}, {}, i32).MaxAbs(), kMaxIntMagnitude);
+}
+
 TEST(ValueRangeTest, DomainsRejectUnsafeOperands) {
   const TensorType f32(DType::kF32, Shape{4});
   EXPECT_FALSE(OperandDomainOk(Op::kLog, 0, Facts(-1, 1), f32));
   EXPECT_TRUE(OperandDomainOk(Op::kLog, 0, Facts(0.5, 2), f32));
   EXPECT_FALSE(OperandDomainOk(Op::kDiv, 1, Facts(-1, 1), f32));
-  EXPECT_TRUE(OperandDomainOk(Op::kDiv, 1, Facts(-1, 1, true, DType::kI32), TensorType(DType::kI32, Shape{4})));
+  // Integer divisors: never 0 (x / 0) and never -1 (INT_MIN / -1).
+  const TensorType i32(DType::kI32, Shape{4});
+  for (Op op : {Op::kDiv, Op::kMod, Op::kFloorDiv}) {
+    EXPECT_FALSE(OperandDomainOk(op, 1, Facts(-1, 1, true, DType::kI32), i32));
+    EXPECT_FALSE(OperandDomainOk(op, 1, Facts(0, 5, true, DType::kI32), i32));
+    EXPECT_FALSE(OperandDomainOk(op, 1, Facts(-5, -1, true, DType::kI32), i32));
+    EXPECT_TRUE(OperandDomainOk(op, 1, Facts(1, 5, true, DType::kI32), i32));
+    EXPECT_TRUE(OperandDomainOk(op, 1, Facts(-5, -2, true, DType::kI32), i32));
+    EXPECT_TRUE(OperandDomainOk(op, 0, Facts(-2147483648.0, 0, true, DType::kI32), i32));
+  }
   EXPECT_FALSE(OperandDomainOk(Op::kExp, 0, Facts(0, 50), f32));
   EXPECT_FALSE(OperandDomainOk(Op::kLt, 0, Facts(0, 1, /*exact=*/false), f32));
   EXPECT_FALSE(OperandDomainOk(Op::kCast, 0, Facts(0, 1, false), TensorType(DType::kI32, Shape{4})));
