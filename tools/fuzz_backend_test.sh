@@ -48,6 +48,23 @@ grep -q "running Cos node" named/summary.md || fail "the cos cause is a finding"
 grep -q "| broken_backend | 60 |" named/summary.md || { cat named/summary.md; fail "judged per configuration"; }
 grep -q "does not support op" named/summary.md || fail "not-applicable reasons listed"
 
+# A wrong output shape is a miscompile: found, minimized and signed
+# shape_mismatch (never a protocol error).
+BROKEN_BACKEND_MODE=wrong_shape expect_exit 1 "NEW +shape_mismatch" \
+  "$R" fuzz --backends "$B" "${small[@]}" --iterations 40 -o shape
+python3 - shape/summary.json <<'PY' || fail "shape_mismatch findings"
+import json, sys
+j = json.load(open(sys.argv[1]))
+# One cause (the first output gets a leading 1, whatever the graph): one
+# finding, minimized down to an input returned as it is.
+assert len(j["findings"]) == 1, [f["signature"] for f in j["findings"]]
+assert j["stats"]["failures"] > 1, j["stats"]["failures"]
+for f in j["findings"]:
+    assert f["verdict_signature"].startswith("shape_mismatch:") and f["verdict_signature"].endswith(":rank:+1"), f
+    assert f["minimized_nodes"] <= 1, f
+    assert "the graph declares" in f["message"], f
+PY
+
 # Options no listed backend declares: refused before any graph.
 expect_exit 2 "no backend in --backends declares this option.*NAME@DEVICE" \
   "$R" fuzz --backends reprokit --backend-opt device=cpu --iterations 5 --no-emit --quiet -o opt1
@@ -64,8 +81,12 @@ BROKEN_BACKEND_MODE=wrong_outputs expect_exit 125 "cannot test" \
 grep -q "broke the protocol" out.txt || fail "the first errors are shown"
 # ... and with a fixed budget (no calibration) the campaign itself says so.
 BROKEN_BACKEND_MODE=wrong_outputs expect_exit 125 "cannot test: (most judgements failed to run|no graph was judged)" \
-  "$R" fuzz --backends "$B" "${small[@]}" --iterations 200 --judge-timeout 10s -o broken2
+  "$R" fuzz --backends "$B" "${small[@]}" --iterations 1000 --judge-timeout 10s -o broken2
 [[ "$(json broken2/summary.json 'j["cannot_test"]')" == True ]] || fail "summary.json: cannot_test"
+# It stopped once most of 64 judgements had failed: more graphs would not help.
+[[ -n "$(json broken2/summary.json 'j["stopped_early"]')" ]] || fail "the campaign stops early"
+graphs="$(json broken2/summary.json 'j["stats"]["graphs"]')"
+(( graphs < 1000 )) || fail "the campaign went on for all $graphs graphs"
 grep -q "Cannot test" broken2/summary.md || fail "summary.md says it cannot test"
 
 # One hang, once: a timeout under the budget that does not time out again

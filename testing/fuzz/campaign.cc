@@ -153,6 +153,14 @@ class RootCauseInterestingness : public minifier::Interestingness {
       return absl::StrCat("accuracy:", v.accuracy_subkind);
     }
     if (v.kind == repro::VerdictKind::kNondeterministic) return "nondeterministic";
+    // A wrong output type: how it is wrong; the op that shows it may move
+    // upstream to the culprit, as for accuracy.
+    if (v.kind == repro::VerdictKind::kShapeMismatch) {
+      const size_t colon = v.signature.detail.find(':');
+      return absl::StrCat("shape_mismatch:", colon == std::string::npos
+                                                 ? v.signature.detail
+                                                 : v.signature.detail.substr(colon + 1));
+    }
     return v.signature.ToString();
   }
 
@@ -762,12 +770,13 @@ void Campaign::Publish(FindingRecord record, const minifier::Candidate& best,
 }
 
 void Campaign::GiveUpIfNothingRunsLocked() {
-  int64_t errors = 0;
+  int64_t errors = 0, judged = 0;
   for (const auto& [config, n] : stats_.judge_errors) errors += n;
-  if (errors < 64 || errors <= 8 * stats_.judgements || give_up_.load()) return;
+  for (const Config& c : configs_) judged += CountsOf(stats_, c.name).judged;
+  if (errors < 64 || errors <= 8 * judged || give_up_.load()) return;
   give_up_ = true;
   stopped_early_ = absl::StrCat("stopped after ", errors, " judgements that failed to run (",
-                                stats_.judgements, " ran)");
+                                judged, " judged)");
 }
 
 bool Campaign::TimesOutAlone(const Graph& graph, const std::vector<HostTensor>& inputs,
