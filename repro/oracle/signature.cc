@@ -73,6 +73,16 @@ absl::StatusOr<Signature> Signature::Parse(std::string_view text) {
   if (cut != std::string_view::npos) {
     s.detail = std::string(text[cut] == '@' ? text.substr(cut) : text.substr(cut + 1));
   }
+  // A compile error recorded under older normalization rules (a bundle's
+  // expected signature) reads as today's: normalizing is idempotent, so
+  // normalizing the recorded text again gives what the raw message gives now.
+  if (s.kind == VerdictKind::kCompileError) {
+    const size_t colon = s.detail.find(':');
+    if (colon != std::string::npos) {
+      s.detail = absl::StrCat(s.detail.substr(0, colon + 1),
+                              NormalizeMessage(std::string_view(s.detail).substr(colon + 1)));
+    }
+  }
   return s;
 }
 

@@ -15,8 +15,13 @@
 //                   another type than the graph declares; <how> is
 //                   "dtype:<declared>-><returned>", "rank:+1" / "rank:-2", or
 //                   "dims" for the same rank with other sizes)
-// Normalization strips what varies between runs and unrelated graph edits:
-// numbers, node names (%foo), file paths, hex addresses, quoted values.
+// Normalization strips what varies between runs, unrelated graph edits and
+// graphs with the same cause: numbers (signed), lists of sizes ("[8,2,1]",
+// "4x8"), node names (%foo) and generated names ("v9", "v9_2", "n12",
+// "Add_3": trailing digit runs), file paths (also in parentheses), hex
+// addresses, quoted values; dtype words ("f32", "int64") and ops with digits
+// ("atan2", "conv2d") are kept. It is idempotent, and Parse normalizes a
+// recorded compile error again, so bundles written under older rules match.
 //
 // Tested by repro/oracle/signature_test.cc.
 #ifndef REPROKIT_REPRO_ORACLE_SIGNATURE_H_
@@ -59,7 +64,7 @@ struct Signature {
   bool operator!=(const Signature& other) const { return !(*this == other); }
 };
 
-// Strips numbers, %names, paths, hex and quoted strings; collapses spaces.
+// Strips what the file comment lists; collapses spaces.
 std::string NormalizeMessage(std::string_view message);
 // A backtrace frame reduced to its function name without offsets/addresses
 // ("rk::compiler::Lower(...)+0x1f [0x55d...]" -> "rk::compiler::Lower").

@@ -51,6 +51,21 @@ TEST(NormalizeMessageTest, ExternalBackendMessagesOfOneCauseAgree) {
   EXPECT_EQ(NormalizeMessage("can't fuse 'v3'"), "can't fuse 'S'");
 }
 
+// Normalizing twice changes nothing, so a compile error recorded under
+// older rules (a bundle's expected signature) parses as today's.
+TEST(NormalizeMessageTest, IdempotentAndOldRecordsReadAsNew) {
+  for (const char* m :
+       {"node %41 (relu): shape [8,128] at 0x7ffd1234 in /tmp/x/y.rk:3:17",
+        "Type (tensor(bool)) of input parameter (v9) of operator (Greater) in node (v9_2)",
+        "element 3: -7 floordiv 0; tensor 4x8x16; can't fuse 'v3'; X.shape={8,2,1}"}) {
+    const std::string once = NormalizeMessage(m);
+    EXPECT_EQ(NormalizeMessage(once), once) << m;
+  }
+  absl::StatusOr<Signature> old = Signature::Parse("compile_error:INTERNAL:shape [N,N] of v9");
+  ASSERT_TRUE(old.ok());
+  EXPECT_EQ(*old, CompileErrorSignature("INTERNAL", "shape [8,128] of v16"));
+}
+
 TEST(SignatureTest, ShapeMismatchSaysHowNotHowBig) {
   EXPECT_EQ(ShapeMismatchSignature("reduce_sum", "f32[]", "f32[1]").ToString(),
             "shape_mismatch:reduce_sum:rank:+1");
