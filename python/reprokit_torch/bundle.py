@@ -42,13 +42,21 @@ _ATEN_TARGETS = tuple(t for t in (torch._ops.OpOverload, torch._ops.OpOverloadPa
 
 
 def is_aten_graph(gm):
+    """Only ATen (and higher-order) ops, and Python operators on their sizes or tuples.
+
+    A graph of Python operators alone (`x * self.s`, as torch.fx.symbolic_trace and
+    Dynamo write tensor arithmetic) is torch level."""
+    has_aten = False
     for n in gm.graph.nodes:
         if n.op in ("call_module", "call_method"):
             return False
-        if n.op == "call_function" and not isinstance(n.target, _ATEN_TARGETS):
-            if getattr(n.target, "__module__", "") not in ("_operator", "operator"):
-                return False
-    return True
+        if n.op != "call_function":
+            continue
+        if isinstance(n.target, _ATEN_TARGETS):
+            has_aten = True
+        elif getattr(n.target, "__module__", "") not in ("_operator", "operator"):
+            return False
+    return has_aten
 
 
 def to_aten(gm, example_inputs, decompositions=None):
@@ -218,6 +226,7 @@ def _write(tmp, conv, a):
         "inner_config": a["inner_config"] or {},
         "device": a["device"],
         "specialized_sizes": conv.specialized,
+        "lifted_constants": conv.lifted_constants,
         "output_positions": conv.output_map,
         "aten_ops": dict(sorted(conv.op_counts.items())),
         "torch_verdict": a["torch_verdict"],

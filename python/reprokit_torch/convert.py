@@ -29,6 +29,10 @@ TORCH_TO_RK = {
 }
 RK_TO_TORCH = {v: k for k, v in TORCH_TO_RK.items()}
 
+# A constant of more elements becomes a graph input: reprokit's inline literal limit
+# (docs/FORMAT.md, "Limits"), which its canonical form reaches for any constant.
+LIFT_ELEMENTS = 1 << 22
+
 RANDOM_WORDS = ("rand", "bernoulli", "dropout", "normal", "uniform", "multinomial", "philox",
                 "rng", "exponential", "geometric", "cauchy", "log_normal", "poisson", "seed")
 
@@ -134,6 +138,7 @@ class Converter:
         self._current_real_args = ()
         self.input_tensors = []
         self.specialized = {}
+        self.lifted = []  # get_attr constants made inputs
 
     # -- value helpers used by the handlers --------------------------------
     def full(self, value, dtype, shape=()):
@@ -341,6 +346,12 @@ class Converter:
                 continue
             if n.op == "get_attr":
                 value = real[n]
+                if isinstance(value, torch.Tensor) and value.numel() > LIFT_ELEMENTS:
+                    # Beyond what reprokit inlines anywhere: an input (a blob) instead.
+                    env[n] = self.g.add_input(n.name, rk_dtype(value.dtype), value.shape)
+                    self.input_tensors.append(value)
+                    self.lifted.append(n.name)
+                    continue
                 env[n] = self.constant(value) if isinstance(value, torch.Tensor) else value
                 continue
             if n.op == "output":
@@ -398,8 +409,10 @@ class Converter:
         if not out_values:
             raise UnsupportedOpsError([("output", 1, "output", "the graph returns no tensor")])
         self.g.outputs = out_values
-        return Converted(self.g, self.input_tensors, out_real, out_map, self.specialized,
+        conv = Converted(self.g, self.input_tensors, out_real, out_map, self.specialized,
                          dict(counts))
+        conv.lifted_constants = self.lifted
+        return conv
 
     def _random_as_input(self, n, out):
         values = out if isinstance(out, (tuple, list)) else [out]

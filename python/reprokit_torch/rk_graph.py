@@ -162,7 +162,7 @@ class RkGraph:
 
 def literal_from_numpy(array, dtype):
     """A Literal of `dtype` from a NumPy array (bf16 given as its uint16 bit patterns)."""
-    array = np.ascontiguousarray(array)
+    array = np.ascontiguousarray(array).reshape(np.shape(array))  # keeps a 0-d array 0-d
     raw = array.tobytes()
     if array.size > INLINE_LIMIT:
         return Literal(dtype, array.shape, raw, None)

@@ -11,6 +11,7 @@ import json
 import math
 import operator
 import os
+import sys
 import unittest
 
 import torch
@@ -180,6 +181,37 @@ class Bundles(unittest.TestCase):
         self.assertIn("sha256:", open(os.path.join(path, "graph.rk")).read())
         got = run_outputs(path)
         assert_close(self, got[0], x * torch.arange(210.0).view(3, 70), "blob constant")
+
+    def test_scalar_and_huge_constants(self):
+        convert_mod = sys.modules["reprokit_torch.convert"]  # the module, not the function
+        big = torch.randn(8, 16)
+
+        class Consts(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.register_buffer("s", torch.tensor(2.5))  # 0-d
+                self.register_buffer("big", big)
+
+            def forward(self, x):
+                return x * self.s + self.big
+        old = convert_mod.LIFT_ELEMENTS
+        convert_mod.LIFT_ELEMENTS = 100  # as if 8x16 were past reprokit's inline limit
+        try:
+            x = r(8, 16)
+            path = reprokit_torch.save(torch.fx.symbolic_trace(Consts()), [x], new_dir("consts"),
+                                       judge=False)
+        finally:
+            convert_mod.LIFT_ELEMENTS = old
+        with open(os.path.join(path, "repro.json")) as fh:
+            doc = json.load(fh)
+        self.assertEqual(len(doc["inputs"]), 2)
+        self.assertEqual(doc["provenance"]["source"]["lifted_constants"],
+                         [doc["inputs"][1]["name"]])
+        self.assertEqual(doc["inputs"][1]["byte_size"], 8 * 16 * 4)
+        with open(os.path.join(path, "graph.rk")) as fh:
+            self.assertIn("dense<f32[]>[2.5]", fh.read())
+        self.assertEqual(reprokit("check", path).returncode, 0)
+        assert_close(self, run_outputs(path)[0], x * 2.5 + big, "constants")
 
     def test_stored_blocks_load_as_well(self):
         os.environ["REPROKIT_TORCH_STORED_BLOBS"] = "1"
