@@ -1682,3 +1682,63 @@ def _select_backward(cx, args, kwargs, out):
     sizes = list(args[1])
     dim = norm_dim(args[2], len(sizes))
     return _spread(cx, cx.unsqueeze(g, dim), dim, args[3] % sizes[dim], 1, sizes[dim])
+
+
+def _bilinear_matrix(in_size, out_size, align_corners, scale):
+    """[out, in]: each output's two source taps and weights, as torch's upsample_bilinear2d."""
+    m = torch.zeros(out_size, in_size, dtype=torch.float64)
+    if align_corners:
+        step = (in_size - 1) / (out_size - 1) if out_size > 1 else 0.0
+    else:
+        step = 1.0 / scale if scale else in_size / out_size
+    for o in range(out_size):
+        src = o * step if align_corners else max((o + 0.5) * step - 0.5, 0.0)
+        i0 = min(int(math.floor(src)), in_size - 1)
+        i1 = min(i0 + 1, in_size - 1)
+        lam = src - i0
+        m[o, i0] += 1.0 - lam
+        m[o, i1] += lam
+    return m
+
+
+@on("aten.upsample_bilinear2d.vec", "aten.upsample_bilinear2d.default")
+def _upsample_bilinear(cx, args, kwargs, out):
+    x = cx.tensor(args[0])
+    align = bool(args[2])
+    if cx._current_op.endswith(".vec"):
+        scales = arg(args, kwargs, 3, "scale_factors") or [None, None]
+    else:
+        scales = [arg(args, kwargs, 3, "scales_h"), arg(args, kwargs, 4, "scales_w")]
+    rows = cx.cast(cx.constant(_bilinear_matrix(x.shape[2], out.shape[2], align, scales[0])),
+                   x.dtype)
+    cols = cx.cast(cx.constant(_bilinear_matrix(x.shape[3], out.shape[3], align,
+                                                scales[1]).t().contiguous()), x.dtype)
+    return cx.matmul(cx.matmul(rows, x), cols)
+
+
+@on("aten.native_group_norm_backward.default")
+def _group_norm_backward(cx, args, kwargs, out):
+    dt = odt(next(t for t in out if t is not None))
+    g, x = cx.tensor(args[0], dt), cx.tensor(args[1], dt)
+    mean, rstd, w = cx.tensor(args[2], dt), cx.tensor(args[3], dt), args[4]
+    n, c, hxw, groups, mask = args[5], args[6], args[7], args[8], list(args[9])
+    grouped = [n, groups, (c // groups) * hxw]
+    xg = cx.reshape(x, grouped)
+    m3, r3 = cx.reshape(mean, [n, groups, 1]), cx.reshape(rstd, [n, groups, 1])
+    x_hat = cx.binary("mul", cx.binary("sub", xg, m3), r3)
+    results = [None, None, None]
+    if mask[0]:
+        gw = cx.binary("mul", g, _channel(cx, w, dt, g.rank)) if w is not None else g
+        gw = cx.reshape(gw, grouped)
+        count = float(grouped[2])
+        a = cx.binary("sub", cx.binary("mul", gw, count), cx.reduce("reduce_sum", gw, [2], True))
+        a = cx.binary("sub", a, cx.binary("mul", x_hat, cx.reduce(
+            "reduce_sum", cx.binary("mul", gw, x_hat), [2], True)))
+        results[0] = cx.reshape(cx.binary("mul", a, cx.binary("div", r3, count)), x.shape)
+    per_channel = [n, c, hxw]
+    if mask[1]:
+        prod = cx.reshape(cx.binary("mul", g, cx.reshape(x_hat, x.shape)), per_channel)
+        results[1] = cx.reduce("reduce_sum", prod, [0, 2], False)
+    if mask[2]:
+        results[2] = cx.reduce("reduce_sum", cx.reshape(g, per_channel), [0, 2], False)
+    return tuple(results)

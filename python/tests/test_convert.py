@@ -127,7 +127,11 @@ CASES = {
                                    F.adaptive_avg_pool2d(x, (4, 5)),
                                    F.adaptive_avg_pool2d(x[:, :, :2, :2], 3),
                                    torch.roll(x, 2, 3), torch.roll(x, (-1, 3), (1, 2)),
-                                   torch.roll(x, 5)),
+                                   torch.roll(x, 5),
+                                   F.interpolate(x, scale_factor=2, mode="bilinear"),
+                                   F.interpolate(x, size=(9, 4), mode="bilinear",
+                                                 align_corners=True),
+                                   F.interpolate(x, scale_factor=1.5, mode="bilinear")),
                   [r(2, 4, 6, 6), r(4), r(4)]),
     "losses": (lambda x, y, t: (F.mse_loss(x, y), F.mse_loss(x, y, reduction="sum"),
                                 F.nll_loss(torch.log_softmax(x, 1), t),
@@ -517,13 +521,14 @@ class TinyCNN(nn.Module):
         super().__init__()
         self.c1 = nn.Conv2d(3, 8, 3, stride=2, padding=1)
         self.bn = nn.BatchNorm2d(8)
+        self.gn = nn.GroupNorm(2, 8)
         self.c2 = nn.Conv2d(8, 8, 3, padding=2, dilation=2, groups=2, bias=False)
         self.c3 = nn.Conv2d(8, 6, 3, stride=2, padding=2)
         self.fc = nn.Linear(24, 3)
 
     def forward(self, x):
         x = F.max_pool2d(F.relu(self.bn(self.c1(x))), 3, 2, 1, ceil_mode=True)
-        x = F.avg_pool2d(torch.tanh(self.c2(x)), 3, 1, 1, count_include_pad=False)
+        x = F.avg_pool2d(torch.tanh(self.gn(self.c2(x))), 3, 1, 1, count_include_pad=False)
         x = F.adaptive_avg_pool2d(self.c3(x), 2) + F.adaptive_avg_pool2d(x, 2)[:, :6] \
             + F.adaptive_avg_pool2d(x, 3)[:, 1:7, ::2, 1:]  # even and uneven windows
         x = x + x[:, :, 1].unsqueeze(2)  # select's gradient
@@ -555,7 +560,8 @@ class CNNTraining(unittest.TestCase):
         for op in ("aten.convolution_backward.default", "aten.native_batch_norm_backward.default",
                    "aten.max_pool2d_with_indices_backward.default",
                    "aten.avg_pool2d_backward.default", "aten._adaptive_avg_pool2d_backward.default",
-                   "aten.slice_backward.default", "aten.select_backward.default"):
+                   "aten.slice_backward.default", "aten.select_backward.default",
+                   "aten.native_group_norm_backward.default"):
             self.assertIn(op, ops)
         check = reprokit("check", bw)
         self.assertEqual(check.returncode, 0, check.stdout + check.stderr)
