@@ -255,6 +255,13 @@ class Bundles(unittest.TestCase):
         self.assertNotIn("sigmoid(", small)
         big = open(os.path.join(bug, "graph.rk")).read()
         self.assertLess(small.count(" = "), big.count(" = "))
+        # bisect: the failing option, and the first node that diverges.
+        options = reprokit("bisect", bug, "--options")
+        self.assertEqual(options.returncode, 0, options.stdout + options.stderr)
+        self.assertIn("faults=relu:accuracy", options.stdout)
+        nodes = reprokit("bisect", bug, "--nodes")
+        self.assertEqual(nodes.returncode, 0, nodes.stdout + nodes.stderr)
+        self.assertIn("relu", nodes.stdout)
 
     def test_rewrites_a_bundle_but_not_other_folders(self):
         x = r(2)
