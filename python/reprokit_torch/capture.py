@@ -65,7 +65,7 @@ def inductor_config_diff():
 def _real(t, seed):
     """A real tensor for a (possibly fake) example input: random of its type."""
     if not isinstance(t, torch.Tensor):
-        return int(t) if hasattr(t, "node") else t
+        return _hint(t) if hasattr(t, "node") else t  # a SymInt input: its value
     try:
         from torch._subclasses.fake_tensor import FakeTensor
         fake = isinstance(t, FakeTensor)
