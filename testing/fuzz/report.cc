@@ -262,9 +262,19 @@ absl::Status WriteReports(const CampaignSummary& summary, const std::string& out
 }
 
 std::string ProgressLine(const CampaignSummary& s) {
-  return absl::StrFormat("fuzz %.1fs  graphs %d (%.1f/s)  valid %.1f%%  failures %d  findings %d (%d new)",
-                         s.run_seconds, s.run_graphs, Rate(s), Percent(s.stats.valid, s.stats.graphs),
-                         s.stats.failures, s.findings.size(), s.new_findings);
+  // Judged next to generated, so a campaign that judged nothing never reads
+  // as clean.
+  int64_t judged = 0, errors = 0;
+  for (const std::string& c : s.configs) {
+    const ConfigCounts n = CountsOf(s.stats, c);
+    judged += n.judged;
+    errors += n.errors;
+  }
+  return absl::StrFormat(
+      "fuzz %.1fs  graphs %d (%.1f/s)  valid %.1f%%  judged %d%s  failures %d  findings %d (%d new)",
+      s.run_seconds, s.run_graphs, Rate(s), Percent(s.stats.valid, s.stats.graphs), judged,
+      errors > 0 ? absl::StrCat(" (", errors, " did not run)") : "", s.stats.failures,
+      s.findings.size(), s.new_findings);
 }
 
 }  // namespace rk::fuzz

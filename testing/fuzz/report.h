@@ -26,7 +26,9 @@ std::string SummaryMarkdown(const CampaignSummary& summary);
 std::string JunitXml(const CampaignSummary& summary);
 absl::Status WriteReports(const CampaignSummary& summary, const std::string& out_dir);
 
-// One progress line: "fuzz 12.3s  graphs 240 (19.5/s)  valid 100%  findings 1 (1 new)".
+// One progress line: "fuzz 12.3s  graphs 240 (19.5/s)  valid 100%  judged 472
+// failures 1  findings 1 (1 new)" (judgements of every configuration, and
+// how many did not run when some did not).
 std::string ProgressLine(const CampaignSummary& summary);
 
 }  // namespace rk::fuzz
