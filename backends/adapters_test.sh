@@ -86,6 +86,25 @@ expect_exit "onnxruntime (node): not a frame" 2 \
 expect_exit "onnxruntime (node): shutdown (what follows is not read)" 0 bash -c \
   'printf "RKBP\x13\0\0\0\0\0\0\0\0\0\0\0{\"type\":\"shutdown\"}NOPE0000000000000000" | REPROKIT_ORT_RUNTIME=node "$0"' "$ox"
 expect_exit "onnxruntime: unknown runtime refused" 2 env REPROKIT_ORT_RUNTIME=java "$ox" </dev/null
+# Request ids up to 2^63 come back exactly (the pool's warm-up uses 2^62; a
+# JS number holds 2^53).
+check "onnxruntime (node): a 2^62 request id comes back exactly" 0 \
+  env REPROKIT_ORT_RUNTIME=node "$ox_client_python" - "$ox" "$here/python" <<'EOF'
+import io, subprocess, sys
+sys.path.insert(0, sys.argv[2])
+import reprokit_backend as rb
+p = subprocess.Popen([sys.argv[1]], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+hello, _ = rb.read_frame(p.stdout)
+frame = io.BytesIO()
+rb.write_frame(frame, {"type": "run", "id": 2**62 + 1, "graph": {"rk": "graph"}})
+p.stdin.write(frame.getvalue())
+p.stdin.flush()
+reply, _ = rb.read_frame(p.stdout)
+p.stdin.close()
+p.wait()
+print("reply:", reply)
+sys.exit(0 if reply["id"] == 2**62 + 1 and reply["kind"] == "unsupported" else 1)
+EOF
 
 for runtime in "${ox_runtimes[@]}"; do
   export REPROKIT_ORT_RUNTIME=$runtime

@@ -74,8 +74,40 @@ class Failure extends Error {
 // ---------------------------------------------------------------------------
 // Frames
 
+// Request ids are JSON integers up to 2^63 (the harness's warm-up uses 2^62),
+// past what a JS number holds exactly: such an id travels as a BigInt and is
+// written back digit for digit.
+function stringifyHeader(header) {
+  const text = JSON.stringify(header, (k, v) => (typeof v === 'bigint' ? `__bigint__${v}` : v));
+  return text.replace(/"__bigint__(-?[0-9]+)"/g, '$1');
+}
+
+// The request's id, exact: read from the header's text (the top-level "id"
+// member) when the parsed number lost digits.
+function exactId(header, headerText) {
+  if (typeof header.id !== 'number' || Number.isSafeInteger(header.id)) return header.id;
+  let depth = 0;
+  for (let i = 0; i < headerText.length; ++i) {
+    const c = headerText[i];
+    if (c === '{' || c === '[') {
+      ++depth;
+    } else if (c === '}' || c === ']') {
+      --depth;
+    } else if (c === '"') {
+      const start = i;
+      for (++i; i < headerText.length && headerText[i] !== '"'; ++i) {
+        if (headerText[i] === '\\') ++i;
+      }
+      if (depth !== 1 || headerText.slice(start, i + 1) !== '"id"') continue;
+      const m = /^\s*:\s*(-?[0-9]+)/.exec(headerText.slice(i + 1));
+      if (m) return BigInt(m[1]);
+    }
+  }
+  return header.id;
+}
+
 function writeFrame(header, payload) {
-  const headerBytes = Buffer.from(JSON.stringify(header), 'utf8');
+  const headerBytes = Buffer.from(stringifyHeader(header), 'utf8');
   const prefix = Buffer.alloc(16);
   MAGIC.copy(prefix, 0);
   prefix.writeUInt32LE(headerBytes.length, 4);
@@ -121,8 +153,9 @@ async function* readFrames(stream) {
       const headerLength = prefix.readUInt32LE(4);
       const body = Buffer.from(take(need));
       let header;
+      const headerText = body.subarray(0, headerLength).toString('utf8');
       try {
-        header = JSON.parse(body.subarray(0, headerLength).toString('utf8'));
+        header = JSON.parse(headerText);
       } catch (e) {
         throw new Error(`header is not JSON: ${e.message}`);
       }
@@ -131,7 +164,7 @@ async function* readFrames(stream) {
       }
       prefix = null;
       need = 16;
-      yield {header, payload: body.subarray(headerLength)};
+      yield {header, headerText, payload: body.subarray(headerLength)};
     }
   }
   if (have > 0 || prefix !== null) throw new Error('truncated frame at end of input');
@@ -309,13 +342,13 @@ async function main() {
   };
   writeFrame(hello);
   try {
-    for await (const {header, payload} of readFrames(process.stdin)) {
+    for await (const {header, headerText, payload} of readFrames(process.stdin)) {
       if (header.type === 'shutdown') break;
       if (header.type !== 'run') {
         process.stderr.write(`onnxruntime (node): ignoring a ${header.type} message\n`);
         continue;
       }
-      const id = header.id;
+      const id = exactId(header, headerText);
       const phase = (name) => writeFrame({type: 'phase', id, name});
       try {
         const result = await handleRun(header, payload, devices, phase);
