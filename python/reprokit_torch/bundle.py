@@ -76,7 +76,9 @@ def to_aten(gm, example_inputs, decompositions=None):
             functionalize = None
     if functionalize is not None:
         fn = functionalize(gm)
-    return make_fx(fn, decomposition_table=decompositions)(*example_inputs)
+    # Traced on copies: tracing runs the graph, which may write its inputs.
+    copies = [t.clone() if isinstance(t, torch.Tensor) else t for t in example_inputs]
+    return make_fx(fn, decomposition_table=decompositions)(*copies)
 
 
 def compile_options_text(backend=None, backend_options=None, device=None, extra=None):

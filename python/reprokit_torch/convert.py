@@ -139,6 +139,7 @@ class Converter:
         self.input_tensors = []
         self.specialized = {}
         self.lifted = []  # get_attr constants made inputs
+        self.mutations = []  # (input name, its new value, torch's) from copy_ into inputs
 
     # -- value helpers used by the handlers --------------------------------
     def full(self, value, dtype, shape=()):
@@ -283,8 +284,13 @@ class Converter:
         from . import aten_ops
         gm = self.gm
         recorder = _Recorder(gm)
+        # A graph that writes its inputs (AOT's copy_ of an updated buffer) runs on
+        # copies: the caller's tensors and the bundle's inputs keep their values.
+        mutating = any(n.op == "call_function" and _mutates(n) for n in gm.graph.nodes)
+        run_inputs = [t.clone() if mutating and isinstance(t, torch.Tensor) else t
+                      for t in self.example_inputs]
         with torch.no_grad():
-            recorder.run(*self.example_inputs)
+            recorder.run(*run_inputs)
         real = recorder.values
 
         counts = collections.Counter()
@@ -309,7 +315,7 @@ class Converter:
             if n.op != "call_function" or n not in live:
                 continue
             name = op_name(n.target)
-            if name in aten_ops.HANDLERS or not _has_tensor(real[n]):
+            if name in aten_ops.HANDLERS or not _has_tensor(real[n]) or _input_write(n):
                 continue
             if _is_random(name):
                 if self.random == "inputs":
@@ -339,7 +345,7 @@ class Converter:
                         continue
                     env[n] = self.g.add_input(n.name, dtype, value.shape,
                                               index in self.grad_inputs)
-                    self.input_tensors.append(value)
+                    self.input_tensors.append(self.example_inputs[index])  # as before the run
                 else:
                     env[n] = _python_value(value)
                     self.specialized[n.name] = env[n]
@@ -372,6 +378,14 @@ class Converter:
                 env[n] = Poison()
                 continue
             out = real[n]
+            if _input_write(n):
+                # copy_(input, new): the input's new value becomes an output (named
+                # after the input), and later reads of the input see it.
+                dst = env[n.args[0]]
+                new = self.broadcast_to(self.tensor(args[1], dst.dtype), dst.shape)
+                self.mutations.append((n.args[0].name, new, out))
+                env[n] = env[n.args[0]] = new
+                continue
             self._current_op = name
             self._current_real_args = torch.fx.node.map_arg(n.args, lambda a: real[a])
             handler = aten_ops.HANDLERS.get(name)
@@ -406,6 +420,10 @@ class Converter:
             out_values.append(v)
             out_real.append(real[o])
             out_map.append(i)
+        for input_name, value, after in self.mutations:
+            out_values.append(value)
+            out_real.append(after)
+            out_map.append("mutated:" + input_name)
         if not out_values:
             raise UnsupportedOpsError([("output", 1, "output", "the graph returns no tensor")])
         self.g.outputs = out_values
@@ -432,6 +450,12 @@ def _mutates(n):
     if schema is not None and getattr(schema, "is_mutable", False):
         return True
     return op_name(n.target).split(".")[1].endswith("_") if "." in op_name(n.target) else False
+
+
+def _input_write(n):
+    """copy_ of a new value into a graph input (AOT's input mutations)."""
+    return (op_name(n.target) == "aten.copy_.default" and isinstance(n.args[0], torch.fx.Node)
+            and n.args[0].op == "placeholder")
 
 
 def _live_nodes(gm):

@@ -275,6 +275,12 @@ class Bundles(unittest.TestCase):
             reprokit_torch.save(gm, [x], other, judge=False)
 
 
+def convert_input_blob(path, doc, i):
+    from reprokit_torch import store
+    raw = store.read_blob(os.path.join(path, "blobs"), doc["inputs"][i]["sha256"])
+    return torch.frombuffer(bytearray(raw), dtype=torch.float32).view(doc["inputs"][i]["shape"])
+
+
 class GraphForms(unittest.TestCase):
     def test_symbolic_sizes_are_specialized_and_recorded(self):
         def f(x, y):
@@ -324,6 +330,25 @@ class GraphForms(unittest.TestCase):
             reprokit_torch.save(gm, [x], new_dir("in_place_raw"), judge=False, trace=False)
         self.assertIn("aten.add_.Tensor x1, first at node add_: in-place", str(caught.exception))
         self.assertIn("aten.relu_.default x1", str(caught.exception))
+
+    def test_input_writes_become_outputs(self):
+        def f(x, running):
+            running.copy_(running * 0.9 + x.mean(0) * 0.1)  # as AOT updates a buffer
+            return (x - running).relu()
+        x, running = r(4, 3), r(3)
+        before = running.clone()
+        gm = make_fx(f)(x, running.clone())
+        path = reprokit_torch.save(gm, [x, running], new_dir("input_write"), judge=False)
+        self.assertTrue(torch.equal(running, before))  # the caller's tensor is untouched
+        with open(os.path.join(path, "repro.json")) as fh:
+            doc = json.load(fh)
+        self.assertEqual(doc["provenance"]["source"]["output_positions"],
+                         [0, "mutated:" + doc["inputs"][1]["name"]])
+        got = run_outputs(path)
+        new = before * 0.9 + x.mean(0) * 0.1
+        assert_close(self, got[0], (x - new).relu(), "output after the write")
+        assert_close(self, got[1], new, "the input's new value")
+        self.assertTrue(torch.equal(convert_input_blob(path, doc, 1), before))
 
     def test_coverage_claims_match_the_handlers(self):
         from reprokit_torch import aten_ops, coverage
