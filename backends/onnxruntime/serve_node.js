@@ -14,8 +14,8 @@
 // lacks: unsupported), an error while running a runtime_error. bf16 is not
 // declared: onnxruntime-node has no bfloat16 tensor type. The per-op dtypes
 // come from op_dtypes.json beside this file (shared with the Python path).
-// Started by backends/onnxruntime/serve; tested by //backends:onnxruntime_node_test
-// and //backends:onnxruntime_op_dtypes_test.
+// Started by backends/onnxruntime/serve; tested by //backends:adapters_test,
+// //backends:onnxruntime_cli_test and //testing:onnxruntime_op_dtypes_test.
 'use strict';
 
 const fs = require('fs');
