@@ -1,6 +1,7 @@
 // ONNX ops that reprokit spells with several of its own ops: trigonometric
 // and hyperbolic forms, Celu, Shrink, Mish, IsInf, the norm-like reductions,
-// InstanceNormalization, DepthToSpace / SpaceToDepth and Trilu. Formulas
+// InstanceNormalization, GroupNormalization, DepthToSpace / SpaceToDepth and
+// Trilu. Formulas
 // as in the ONNX operator documents; docs/ONNX.md lists them.
 #include <algorithm>
 #include <cmath>
@@ -163,6 +164,82 @@ absl::Status ConvertInstanceNorm(NodeContext& ctx) {
   RK_ASSIGN_OR_RETURN(NodeId normalized, ctx.Emit(Op::kDiv, {centered, sd}));
   RK_ASSIGN_OR_RETURN(NodeId s, Layout(ctx, Op::kReshape, scale, "shape", channel));
   RK_ASSIGN_OR_RETURN(NodeId b, Layout(ctx, Op::kReshape, bias, "shape", channel));
+  RK_ASSIGN_OR_RETURN(NodeId scaled, ctx.Emit(Op::kMul, {normalized, s}));
+  RK_ASSIGN_OR_RETURN(NodeId r, ctx.Emit(Op::kAdd, {scaled, b}));
+  ctx.SetOutput(0, r);
+  return absl::OkStatus();
+}
+
+absl::Status ConvertGroupNorm(NodeContext& ctx) {
+  // Per sample and group of C / G channels over those channels and the
+  // spatial dims: (x - mean) / sqrt(var + eps), then scale and bias: one per
+  // group in opset 18, one per channel from opset 21, which also computes
+  // the statistics in f32 for 16-bit inputs (stash_type 1).
+  RK_ASSIGN_OR_RETURN(NodeId x, ctx.Input(0));
+  RK_ASSIGN_OR_RETURN(NodeId scale, ctx.Input(1));
+  RK_ASSIGN_OR_RETURN(NodeId bias, ctx.Input(2));
+  RK_ASSIGN_OR_RETURN(double eps, ctx.AttrFloat("epsilon", 1e-5));
+  RK_ASSIGN_OR_RETURN(int64_t groups, ctx.AttrInt("num_groups", 0));
+  const Shape shape = ctx.type(x).shape;
+  if (shape.rank() < 2) return ctx.Error("the input needs a channel dim (rank >= 2)");
+  const int64_t n = shape.dim(0), c = shape.dim(1);
+  if (groups <= 0 || c % groups != 0) {
+    return ctx.Error(absl::StrCat("num_groups ", groups, " does not divide the ", c, " channels"));
+  }
+  const bool per_channel = ctx.opset() >= 21;
+  if (!per_channel && ctx.FindAttr("stash_type") != nullptr) {
+    return ctx.Error("attribute 'stash_type' is from opset 21");
+  }
+  RK_ASSIGN_OR_RETURN(int64_t stash, ctx.AttrInt("stash_type", 1));
+  if (stash != 1) return ctx.Unsupported("stash_type other than 1 (float)");
+  const int64_t params = per_channel ? c : groups;
+  for (NodeId p : {scale, bias}) {
+    if (ctx.type(p).num_elements() != params) {
+      return ctx.Error(absl::StrCat("scale and bias need ", params, " values (one per ",
+                                    per_channel ? "channel from opset 21" : "group in opset 18",
+                                    "), got ", ctx.type(p).ToString()));
+    }
+  }
+  const DType dtype = ctx.type(x).dtype;
+  NodeId wide = x;
+  if (per_channel && IsLowPrecision(dtype)) {
+    Attributes cast;
+    cast.Set("dtype", DType::kF32);
+    RK_ASSIGN_OR_RETURN(wide, ctx.Emit(Op::kCast, {x}, std::move(cast)));
+  }
+  const int64_t per_group = shape.num_elements() / std::max<int64_t>(n * groups, 1);
+  RK_ASSIGN_OR_RETURN(NodeId grouped, Layout(ctx, Op::kReshape, wide, "shape", {n, groups, per_group}));
+  auto mean = [&](NodeId v) -> absl::StatusOr<NodeId> {
+    Attributes attrs;
+    attrs.Set("axes", std::vector<int64_t>{2});
+    attrs.Set("keepdim", true);
+    return ctx.Emit(Op::kReduceMean, {v}, std::move(attrs));
+  };
+  RK_ASSIGN_OR_RETURN(NodeId m, mean(grouped));
+  RK_ASSIGN_OR_RETURN(NodeId centered, ctx.Emit(Op::kSub, {grouped, m}));
+  RK_ASSIGN_OR_RETURN(NodeId sq, ctx.Emit(Op::kMul, {centered, centered}));
+  RK_ASSIGN_OR_RETURN(NodeId var, mean(sq));
+  RK_ASSIGN_OR_RETURN(NodeId ve, WithScalar(ctx, Op::kAdd, var, eps));
+  RK_ASSIGN_OR_RETURN(NodeId sd, ctx.Emit(Op::kSqrt, {ve}));
+  RK_ASSIGN_OR_RETURN(NodeId normalized, ctx.Emit(Op::kDiv, {centered, sd}));
+  RK_ASSIGN_OR_RETURN(normalized, Layout(ctx, Op::kReshape, normalized, "shape", shape.dims()));
+  if (wide != x) {
+    Attributes cast;
+    cast.Set("dtype", dtype);
+    RK_ASSIGN_OR_RETURN(normalized, ctx.Emit(Op::kCast, {normalized}, std::move(cast)));
+  }
+  // Scale and bias as [C, 1, ...] (a group's value repeated over its channels).
+  std::vector<int64_t> channel(shape.rank() - 1, 1);
+  channel[0] = c;
+  auto per_channel_vector = [&](NodeId v) -> absl::StatusOr<NodeId> {
+    if (!per_channel) {
+      RK_ASSIGN_OR_RETURN(v, Layout(ctx, Op::kReshape, v, "shape", {groups, 1}));
+      RK_ASSIGN_OR_RETURN(v, Layout(ctx, Op::kBroadcastTo, v, "shape", {groups, c / groups}));
+    }
+    return Layout(ctx, Op::kReshape, v, "shape", channel);
+  };
+  RK_ASSIGN_OR_RETURN(NodeId s, per_channel_vector(scale));
+  RK_ASSIGN_OR_RETURN(NodeId b, per_channel_vector(bias));
   RK_ASSIGN_OR_RETURN(NodeId scaled, ctx.Emit(Op::kMul, {normalized, s}));
   RK_ASSIGN_OR_RETURN(NodeId r, ctx.Emit(Op::kAdd, {scaled, b}));
   ctx.SetOutput(0, r);

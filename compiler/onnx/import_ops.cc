@@ -6,7 +6,7 @@
 //   18: Reduce{Max,Min,Mean,L1,L2,LogSum,LogSumExp,SumSquare}: axes input and
 //       noop_with_empty_axes (ReduceAxes); Pad: axes input; Split:
 //       num_outputs (ConvertSplit); ScatterND/ScatterElements: reduction
-//       max and min; new ops Mish, GroupNormalization
+//       max and min; new ops Mish, GroupNormalization (ConvertGroupNorm)
 //   19: AveragePool: dilations; Cast/CastLike: saturate (float8 only); Pad:
 //       wrap mode; Equal, Identity, Reshape, Shape, Size, Constant: types
 //   20: Gelu (new); ReduceMax/ReduceMin: bool; IsInf/IsNaN,
@@ -78,13 +78,14 @@ const std::map<std::string, OpConverter>& Table() {
       {"ReduceSumSquare", &ConvertNormReduce}, {"ReduceLogSum", &ConvertNormReduce},
       {"ReduceLogSumExp", &ConvertNormReduce},
       {"InstanceNormalization", &ConvertInstanceNorm},
+      {"GroupNormalization", {&ConvertGroupNorm, 18}},
       {"DepthToSpace", &ConvertSpaceDepth}, {"SpaceToDepth", &ConvertSpaceDepth},
       {"Trilu", &ConvertTrilu},
       // Indexing through a flat gather.
       {"GatherElements", &ConvertGatherElements}, {"GatherND", &ConvertGatherND},
       {"ScatterND", &ConvertScatterND}, {"ScatterElements", &ConvertScatterElements},
       {"Einsum", &ConvertEinsum},
-      {"If", &ConvertIf},
+      {"If", &ConvertIf}, {"ConvTranspose", &ConvertConvTranspose},
   };
   return *table;
 }

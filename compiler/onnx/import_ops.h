@@ -82,6 +82,7 @@ absl::Status ConvertCumSum(NodeContext& ctx);
 absl::Status ConvertComposed(NodeContext& ctx);  // Tan, Sinh, Cosh, Celu, Shrink, Mish, IsInf
 absl::Status ConvertNormReduce(NodeContext& ctx);    // ReduceL1/L2/SumSquare/LogSum/LogSumExp
 absl::Status ConvertInstanceNorm(NodeContext& ctx);
+absl::Status ConvertGroupNorm(NodeContext& ctx);  // opset 18: per group, 21: per channel
 absl::Status ConvertSpaceDepth(NodeContext& ctx);    // DepthToSpace, SpaceToDepth
 absl::Status ConvertTrilu(NodeContext& ctx);
 
@@ -96,6 +97,9 @@ absl::Status ConvertEinsum(NodeContext& ctx);
 
 // import_control.cc
 absl::Status ConvertIf(NodeContext& ctx);  // condition known at import
+
+// import_conv_transpose.cc (conv2d over the zero-stuffed input)
+absl::Status ConvertConvTranspose(NodeContext& ctx);
 
 // import_pool_ceil.cc: widens `pads` ([begins..., ends...] over the spatial
 // dims of `x`) so that floor-mode windows give ONNX's ceil_mode=1 output;

@@ -293,6 +293,61 @@ TEST(ImportOpsetTest, MishFromOpset18) {
   }
 }
 
+// x: [1, 4, 2] = channels (1,3), (2,6), (0,4), (8,8); 2 groups of 2 channels.
+std::vector<double> GroupNormExpected(const std::vector<double>& x,
+                                      const std::vector<double>& channel_scale,
+                                      const std::vector<double>& channel_bias) {
+  std::vector<double> out(8);
+  for (int g = 0; g < 2; ++g) {
+    double mean = 0, var = 0;
+    for (int k = 0; k < 4; ++k) mean += x[4 * g + k] / 4;
+    for (int k = 0; k < 4; ++k) var += (x[4 * g + k] - mean) * (x[4 * g + k] - mean) / 4;
+    for (int k = 0; k < 4; ++k) {
+      const int channel = 2 * g + k / 2;
+      out[4 * g + k] = (x[4 * g + k] - mean) / std::sqrt(var + 1e-5) * channel_scale[channel] +
+                       channel_bias[channel];
+    }
+  }
+  return out;
+}
+
+TEST(ImportOpsetTest, GroupNormalizationScalesPerGroupIn18AndPerChannelFrom21) {
+  const std::vector<double> x = {1, 3, 2, 6, 0, 4, 8, 8};
+  onnx::NodeProto gn = MakeNode("GroupNormalization", {"x", "scale", "bias"}, {"y"}, "gn");
+  AddIntAttr(gn, "num_groups", 2);
+  // Opset 18: one scale and bias per group.
+  std::vector<HostTensor> out = Evaluated(
+      Model({gn}, {{"x", kF32, {1, 4, 2}}}, {{"y", kF32, {1, 4, 2}}},
+            {FloatTensor("scale", {2}, {2, -1}), FloatTensor("bias", {2}, {0.5, 1})}, 18),
+      {Floats({1, 4, 2}, x)});
+  ASSERT_EQ(out.size(), 1u);
+  std::vector<double> expected = GroupNormExpected(x, {2, 2, -1, -1}, {0.5, 0.5, 1, 1});
+  for (int i = 0; i < 8; ++i) EXPECT_NEAR(out[0].GetDouble(i), expected[i], 1e-5) << i;
+  // Opset 21: one per channel.
+  out = Evaluated(Model({gn}, {{"x", kF32, {1, 4, 2}}}, {{"y", kF32, {1, 4, 2}}},
+                        {FloatTensor("scale", {4}, {2, 3, -1, 0.5}),
+                         FloatTensor("bias", {4}, {0.5, 0, 1, -2})},
+                        21),
+                  {Floats({1, 4, 2}, x)});
+  ASSERT_EQ(out.size(), 1u);
+  expected = GroupNormExpected(x, {2, 3, -1, 0.5}, {0.5, 0, 1, -2});
+  for (int i = 0; i < 8; ++i) EXPECT_NEAR(out[0].GetDouble(i), expected[i], 1e-5) << i;
+  // The other opset's parameters are refused.
+  EXPECT_THAT(ImportError(Model({gn}, {{"x", kF32, {1, 4, 2}}}, {{"y", kF32, {1, 4, 2}}},
+                                {FloatTensor("scale", {2}, {2, -1}), FloatTensor("bias", {2}, {0, 1})},
+                                21)),
+              HasSubstr("scale and bias need 4 values (one per channel from opset 21), got f32[2]"));
+  EXPECT_THAT(ImportError(Model({gn}, {{"x", kF32, {1, 4, 2}}}, {{"y", kF32, {1, 4, 2}}},
+                                {FloatTensor("scale", {4}, {1, 1, 1, 1}),
+                                 FloatTensor("bias", {4}, {0, 0, 0, 0})},
+                                18)),
+              HasSubstr("scale and bias need 2 values (one per group in opset 18), got f32[4]"));
+  EXPECT_THAT(ImportError(Model({gn}, {{"x", kF32, {1, 4, 2}}}, {{"y", kF32, {1, 4, 2}}},
+                                {FloatTensor("scale", {2}, {1, 1}), FloatTensor("bias", {2}, {0, 0})},
+                                17)),
+              HasSubstr("ai.onnx has GroupNormalization from opset 18"));
+}
+
 TEST(ImportOpsetTest, CastSaturateIsAnOpset19Attribute) {
   onnx::NodeProto cast = MakeNode("Cast", {"x"}, {"y"}, "cast");
   AddIntAttr(cast, "to", onnx::TensorProto::FLOAT16);

@@ -157,6 +157,19 @@ def _other_cases():
     node = helper.make_node("LayerNormalization", ["x", "scale", "bias"], ["y"], axis=-1, epsilon=1e-5)
     out.append(_case("layer_norm", 20, node, [("x", h)], [("y", (norm * scale + bias).astype(np.float32))],
                      [("scale", scale), ("bias", bias)]))
+    # GroupNormalization: scale and bias per group (18), per channel (21).
+    g = _rng.randn(2, 6, 3, 2).astype(np.float32)
+    gd = g.astype(np.float64).reshape(2, 3, -1)
+    gnorm = ((gd - gd.mean(-1, keepdims=True)) / np.sqrt(gd.var(-1, keepdims=True) + 1e-5)).reshape(g.shape)
+    for opset, params in ((18, 3), (21, 6)):
+        gscale = _rng.randn(params).astype(np.float32)
+        gbias = _rng.randn(params).astype(np.float32)
+        per_channel = (np.repeat(gscale, 6 // params), np.repeat(gbias, 6 // params))
+        y = gnorm * per_channel[0].reshape(1, 6, 1, 1) + per_channel[1].reshape(1, 6, 1, 1)
+        node = helper.make_node("GroupNormalization", ["x", "scale", "bias"], ["y"], num_groups=3,
+                                epsilon=1e-5)
+        out.append(_case("group_norm", opset, node, [("x", g)], [("y", y.astype(np.float32))],
+                         [("scale", gscale), ("bias", gbias)]))
     # AveragePool at opset 19 (dilations are new; 1 is the old meaning).
     node = helper.make_node("AveragePool", ["x"], ["y"], kernel_shape=[2, 2], strides=[2, 2],
                             dilations=[1, 1])
