@@ -13,7 +13,11 @@ creates
   :relu_fusion          cc_test, tagged "reprokit" (and "requires-gpu" for cuda).
                         Default: FAILS while the recorded failure reproduces and
                         PASSES once it is fixed (a regression test).
-                        known_failure = True inverts that (tracks an open bug).
+                        known_failure = True inverts that (tracks an open bug,
+                        e.g. one of an external target, found_bugs/): PASSES
+                        while it reproduces ("still present in <target
+                        version>"), FAILS once it does not ("fixed in
+                        <version>? remove known_failure").
   :relu_fusion_bisect   cc_binary for `git bisect run bazel run ...`:
                         exit 0 good (does not reproduce), 1 bad (reproduces,
                         a compiler crash included), 125 cannot test.
@@ -71,6 +75,7 @@ def reprokit_repro(
         known_failure = False,
         options = [],
         timeout_seconds = 60,
+        data = [],
         tags = [],
         size = "small",
         visibility = None,
@@ -84,6 +89,8 @@ def reprokit_repro(
       known_failure: the test passes while the failure reproduces.
       options: compile option overrides, "key=value" strings.
       timeout_seconds: limit per compile-and-run inside the oracle.
+      data: more runfiles of both targets, e.g. ["//backends:adapters"] for a
+        bundle recorded with an external backend.
       tags: extra tags for both targets.
       size: the test size.
       visibility: of both targets.
@@ -103,7 +110,7 @@ def reprokit_repro(
     cc_test(
         name = name,
         srcs = [":" + name + "_main"],
-        data = bundle,
+        data = bundle + data,
         deps = [_RUNNER],
         args = ["--mode=test"] + (["--known_failure"] if known_failure else []) + common_args,
         tags = all_tags,
@@ -114,7 +121,7 @@ def reprokit_repro(
     cc_binary(
         name = name + "_bisect",
         srcs = [":" + name + "_main"],
-        data = bundle,
+        data = bundle + data,
         deps = [_RUNNER],
         args = ["--mode=bisect"] + common_args,
         # Not built by `bazel test //...` unless asked for: `manual`.

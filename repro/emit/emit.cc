@@ -143,6 +143,14 @@ std::string BuildFileText(const BuildFileSpec& spec) {
                   "    bundle = glob([\"", kBundleSubdir, "/**\"]),\n",
                   "    device = ", Quote(spec.device), ",\n");
   if (spec.known_failure) absl::StrAppend(&text, "    known_failure = True,\n");
+  if (!spec.backend.empty()) {
+    // The adapters live in reprokit's own repository, named like the defs.
+    const std::string repo = spec.defs_label.substr(0, spec.defs_label.find("//"));
+    absl::StrAppend(&text, "    # The target judged: backend ", spec.backend,
+                    spec.backend_version.empty() ? "" : " (recorded: " + spec.backend_version + ")",
+                    "; skipped where it is not installed.\n",
+                    "    data = [", Quote(repo + "//backends:adapters"), "],\n");
+  }
   if (!spec.options.empty()) {
     std::vector<std::string> quoted;
     for (const std::string& o : spec.options) quoted.push_back(Quote(o));
@@ -210,6 +218,11 @@ absl::StatusOr<EmitResult> EmitRepro(const EmitRequest& request) {
   spec.known_failure = request.known_failure;
   spec.options = request.options;
   spec.bundle_hash = source->hash;
+  spec.backend = check.backend;
+  if (const Json* b = bundle.environment.Find("backend"); b != nullptr && b->is_object()) {
+    absl::StatusOr<std::string> bname = b->GetString("name"), bversion = b->GetString("version");
+    if (bname.ok() && bversion.ok()) spec.backend_version = absl::StrCat(*bname, " ", *bversion);
+  }
   spec.summary = absl::StrCat("Graph @", bundle.graph.name(), " (", bundle.graph.num_nodes(),
                               " nodes), expected failure ", result.signature, ".");
   const std::string build_text = BuildFileText(spec);

@@ -71,6 +71,11 @@ struct BuildFileSpec {
   std::vector<std::string> options;
   std::string bundle_hash;
   std::string summary;  // one comment line about the bundle
+  // The external backend the bundle was recorded with ("" = reprokit's own
+  // compiler) and, when known, its recorded name and version: the BUILD file
+  // says so and ships reprokit's adapters (backends/) with the targets.
+  std::string backend;
+  std::string backend_version;
 };
 std::string BuildFileText(const BuildFileSpec& spec);
 

@@ -188,3 +188,30 @@ TEST(EmitTest, KeepsHandWrittenBuildFilesAndRejectsBadInput) {
 
 }  // namespace
 }  // namespace rk::repro
+
+namespace rk::repro {
+namespace {
+
+TEST(BuildFileTextTest, AnExternalBackendIsRecordedAndItsAdaptersShipped) {
+  BuildFileSpec spec;
+  spec.defs_label = "@reprokit//repro:defs.bzl";
+  spec.name = "ort_bug";
+  spec.known_failure = true;
+  spec.backend = "onnxruntime";
+  spec.backend_version = "onnxruntime 1.30.0 (node)";
+  const std::string text = BuildFileText(spec);
+  EXPECT_NE(text.find("    known_failure = True,\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("backend onnxruntime (recorded: onnxruntime 1.30.0 (node))"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("    data = [\"@reprokit//backends:adapters\"],\n"), std::string::npos)
+      << text;
+  spec.defs_label = "//repro:defs.bzl";
+  EXPECT_NE(BuildFileText(spec).find("data = [\"//backends:adapters\"]"), std::string::npos);
+  // The built-in compiler needs no adapters.
+  spec.backend.clear();
+  EXPECT_EQ(BuildFileText(spec).find("data ="), std::string::npos);
+}
+
+}  // namespace
+}  // namespace rk::repro

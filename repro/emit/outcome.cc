@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "absl/strings/str_cat.h"
+
 namespace rk::repro {
 namespace {
 
@@ -61,13 +63,24 @@ ReproMatch CompareWithExpected(const Signature& expected, const Verdict& actual,
   return ReproMatch::kDifferentFailure;
 }
 
-ReproDecision Decide(ReproMatch match, RunnerMode mode, bool known_failure, bool any_failure) {
+ReproDecision Decide(ReproMatch match, RunnerMode mode, bool known_failure, bool any_failure,
+                     const std::string& target) {
   if (mode == RunnerMode::kBisect) return Bisect(match, any_failure);
   if (known_failure) {
     switch (match) {
       case ReproMatch::kReproduces:
+        if (!target.empty()) {
+          return {0, absl::StrCat("PASS: the known failure is still present in ", target), ""};
+        }
         return {0, "PASS: the known failure still reproduces", ""};
       case ReproMatch::kNotReproduced:
+        if (!target.empty()) {
+          return {1,
+                  absl::StrCat("FAIL: the known failure no longer reproduces: fixed in ", target,
+                               "? remove known_failure"),
+                  "if the target fixed it, drop known_failure = True (the repro then guards "
+                  "the fix as a regression test) and note the version in docs/FOUND_BUGS.md"};
+        }
         return {1, "FAIL: the known failure no longer reproduces (fixed?)",
                 "if the fix is intended, re-emit without --known-failure to keep it as a "
                 "regression test"};

@@ -51,7 +51,11 @@ struct ReproDecision {
 };
 
 // `any_failure` (bisect only): any failure counts as bad rather than skip.
-ReproDecision Decide(ReproMatch match, RunnerMode mode, bool known_failure, bool any_failure);
+// `target` (may be empty): the installed compiler judged, e.g.
+// "onnxruntime 1.30.0 (node)"; a known failure's headline names it ("still
+// present in ...", "fixed in ...? remove known_failure").
+ReproDecision Decide(ReproMatch match, RunnerMode mode, bool known_failure, bool any_failure,
+                     const std::string& target = "");
 
 }  // namespace rk::repro
 

@@ -51,6 +51,21 @@ TEST(DecideTest, KnownFailureInvertsTheTest) {
   EXPECT_EQ(Decide(ReproMatch::kDifferentFailure, RunnerMode::kTest, true, false).exit_code, 1);
 }
 
+TEST(DecideTest, KnownFailureNamesTheInstalledTarget) {
+  const ReproDecision present = Decide(ReproMatch::kReproduces, RunnerMode::kTest, true, false,
+                                       "onnxruntime 1.30.0 (node)");
+  EXPECT_EQ(present.exit_code, 0);
+  EXPECT_EQ(present.headline, "PASS: the known failure is still present in onnxruntime 1.30.0 (node)");
+  const ReproDecision fixed = Decide(ReproMatch::kNotReproduced, RunnerMode::kTest, true, false,
+                                     "onnxruntime 1.31.0 (node)");
+  EXPECT_EQ(fixed.exit_code, 1);
+  EXPECT_EQ(fixed.headline,
+            "FAIL: the known failure no longer reproduces: fixed in onnxruntime 1.31.0 (node)? "
+            "remove known_failure");
+  // A regression test (no known_failure) reads the same with or without a target.
+  EXPECT_EQ(Decide(ReproMatch::kReproduces, RunnerMode::kTest, false, false, "x").exit_code, 1);
+}
+
 TEST(DecideTest, BisectUsesGitBisectExitCodes) {
   EXPECT_EQ(Decide(ReproMatch::kReproduces, RunnerMode::kBisect, false, false).exit_code, 1);
   EXPECT_EQ(Decide(ReproMatch::kNotReproduced, RunnerMode::kBisect, false, false).exit_code, 0);

@@ -296,7 +296,13 @@ int RunReproMain(int argc, char** argv, const char* bundle_rlocation) {
   std::printf("\n%s\n", FormatVerdictTable(*verdict, "  ").c_str());
   std::string note;
   const ReproMatch match = CompareWithExpected(bundle.expected.signature, *verdict, &note);
-  const ReproDecision decision = Decide(match, args->mode, args->known_failure, args->any_failure);
+  std::string judged = "reprokit's built-in compiler";
+  if (options->external()) {
+    absl::StatusOr<BackendHello> hello = (*oracle)->Backend(options->backend);
+    judged = hello.ok() ? absl::StrCat(hello->name, " ", hello->version) : options->backend;
+  }
+  const ReproDecision decision =
+      Decide(match, args->mode, args->known_failure, args->any_failure, judged);
   std::printf("match:     %s%s%s\n", std::string(ReproMatchName(match)).c_str(),
               note.empty() ? "" : ": ", note.c_str());
   std::printf("result:    %s (exit %d)\n", decision.headline.c_str(), decision.exit_code);

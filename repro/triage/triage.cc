@@ -150,8 +150,8 @@ std::vector<TriageProbe> PlanProbes(const CompileOptions& recorded, const Backen
     level = {"opt_level", {"0", "1", "2"}};
   } else if (hello->FindOption("graph_optimization_level") != nullptr) {
     level = {"graph_optimization_level", {"disable", "basic", "extended", "all"}};
-  } else if (hello->FindOption("compiler") != nullptr) {
-    level = {"compiler", {"aot_eager", "inductor"}};
+  } else if (hello->FindOption("compile_backend") != nullptr) {
+    level = {"compile_backend", {"aot_eager", "inductor"}};
   }
   for (size_t i = 0; i < level.values.size(); ++i) {
     CompileOptions options = recorded;

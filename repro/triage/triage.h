@@ -4,7 +4,7 @@
 // The probes (PlanProbes) are data: the configuration as recorded, the
 // target's ordered optimization knob at every value (ONNX Runtime's
 // graph_optimization_level disable..all, the built-in compiler's opt_level
-// 0..2, Inductor's aot_eager/inductor where the adapter declares `compiler`),
+// 0..2, Inductor's compile_backend aot_eager/inductor),
 // every other device the target declares, the Inductor knobs the adapter
 // declares (fallback_random, cpp.simdlen, triton.cudagraphs), and for an
 // external target the built-in compiler on the same device. Every verdict

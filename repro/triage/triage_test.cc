@@ -98,13 +98,13 @@ TEST(PlanProbesTest, InductorKnobsOnlyWhereDeclaredAndOnTheirDevice) {
                    {"fallback_random", "False", ""},
                    {"cpp.simdlen", "None", ""},
                    {"triton.cudagraphs", "False", ""},
-                   {"compiler", "inductor", ""}};
+                   {"compile_backend", "inductor", ""}};
   CompileOptions recorded;
   recorded.backend = "torch_inductor";
   std::vector<std::string> labels;
   for (const TriageProbe& p : PlanProbes(recorded, &hello)) labels.push_back(p.label);
-  EXPECT_EQ(labels, (std::vector<std::string>{"as recorded", "compiler=aot_eager",
-                                              "compiler=inductor", "fallback_random=True",
+  EXPECT_EQ(labels, (std::vector<std::string>{"as recorded", "compile_backend=aot_eager",
+                                              "compile_backend=inductor", "fallback_random=True",
                                               "cpp.simdlen=1", "builtin (reprokit's compiler)"}));
 }
 
