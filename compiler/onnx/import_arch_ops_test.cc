@@ -406,5 +406,91 @@ TEST(ImportArchOpsTest, IfRefusesWhatItCannotFold) {
   EXPECT_THAT(dynamic.status().message(), HasSubstr("input 0 ('cond') must be a constant"));
 }
 
+onnx::ModelProto ResizeModel(std::vector<int64_t> x_dims, std::vector<float> scales,
+                             std::vector<int64_t> y_dims, const std::string& mode,
+                             const std::string& transform, const std::string& nearest = "") {
+  onnx::NodeProto node = MakeNode("Resize", {"x", "", "scales"}, {"y"}, "resize");
+  AddStringAttr(node, "mode", mode);
+  AddStringAttr(node, "coordinate_transformation_mode", transform);
+  if (!nearest.empty()) AddStringAttr(node, "nearest_mode", nearest);
+  return MakeModel({node}, {{"x", kF32, x_dims}}, {{"y", kF32, y_dims}},
+                   {FloatTensor("scales", {static_cast<int64_t>(scales.size())}, scales)});
+}
+
+TEST(ImportArchOpsTest, ResizeNearestAsTorchUpsamples) {
+  // nn.Upsample(scale_factor=2): asymmetric coordinates, floor.
+  absl::StatusOr<ImportedModel> imported = Import(
+      ResizeModel({1, 1, 2, 2}, {1, 1, 2, 2}, {1, 1, 4, 4}, "nearest", "asymmetric", "floor"));
+  ASSERT_TRUE(imported.ok()) << imported.status();
+  EXPECT_THAT(Eval(imported->graph, {Floats({1, 1, 2, 2}, {1, 2, 3, 4})}),
+              ElementsAre(1, 1, 2, 2, 1, 1, 2, 2, 3, 3, 4, 4, 3, 3, 4, 4));
+  ExpectRoundTrip(imported->graph);
+}
+
+TEST(ImportArchOpsTest, ResizeLinearCoordinateModes) {
+  // half_pixel: sources -0.25, 0.25, 0.75, 1.25, clamped into [0, 1].
+  absl::StatusOr<ImportedModel> half =
+      Import(ResizeModel({1, 1, 1, 2}, {1, 1, 1, 2}, {1, 1, 1, 4}, "linear", "half_pixel"));
+  ASSERT_TRUE(half.ok()) << half.status();
+  EXPECT_THAT(Eval(half->graph, {Floats({1, 1, 1, 2}, {1, 3})}), ElementsAre(1, 1.5, 2.5, 3));
+  ExpectRoundTrip(half->graph);
+  // align_corners, 2 -> 3 through sizes: sources 0, 0.5, 1.
+  onnx::NodeProto node = MakeNode("Resize", {"x", "", "", "sizes"}, {"y"}, "resize");
+  AddStringAttr(node, "mode", "linear");
+  AddStringAttr(node, "coordinate_transformation_mode", "align_corners");
+  absl::StatusOr<ImportedModel> corners =
+      Import(MakeModel({node}, {{"x", kF32, {1, 2}}}, {{"y", kF32, {1, 3}}},
+                       {Int64Tensor("sizes", {2}, {1, 3})}));
+  ASSERT_TRUE(corners.ok()) << corners.status();
+  EXPECT_THAT(Eval(corners->graph, {Floats({1, 2}, {1, 3})}), ElementsAre(1, 2, 3));
+}
+
+TEST(ImportArchOpsTest, ResizeRefusesCropAndResize) {
+  absl::StatusOr<ImportedModel> imported = Import(
+      ResizeModel({1, 2}, {1, 2}, {1, 4}, "linear", "tf_crop_and_resize"));
+  ASSERT_FALSE(imported.ok());
+  EXPECT_THAT(imported.status().message(), HasSubstr("tf_crop_and_resize is not supported"));
+}
+
+TEST(ImportArchOpsTest, ConvTranspose1DStridesPadsAndOutputPadding) {
+  auto model = [](std::vector<int64_t> pads, int64_t out_pad, int64_t length) {
+    onnx::NodeProto node = MakeNode("ConvTranspose", {"x", "w"}, {"y"}, "deconv");
+    AddIntsAttr(node, "strides", {2});
+    AddIntsAttr(node, "pads", pads);
+    if (out_pad != 0) AddIntsAttr(node, "output_padding", {out_pad});
+    return MakeModel({node}, {{"x", kF32, {1, 1, 3}}}, {{"y", kF32, {1, 1, length}}},
+                     {FloatTensor("w", {1, 1, 2}, {1, 10})});
+  };
+  // y[2 i + k] += x[i] * w[k].
+  absl::StatusOr<ImportedModel> plain = Import(model({0, 0}, 0, 6));
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_THAT(Eval(plain->graph, {Floats({1, 1, 3}, {1, 2, 3})}),
+              ElementsAre(1, 10, 2, 20, 3, 30));
+  ExpectRoundTrip(plain->graph);
+  absl::StatusOr<ImportedModel> padded = Import(model({1, 0}, 1, 6));
+  ASSERT_TRUE(padded.ok()) << padded.status();
+  EXPECT_THAT(Eval(padded->graph, {Floats({1, 1, 3}, {1, 2, 3})}),
+              ElementsAre(10, 2, 20, 3, 30, 0));
+}
+
+TEST(ImportArchOpsTest, ConvTranspose2DSwapsChannelsPerGroup) {
+  onnx::NodeProto node = MakeNode("ConvTranspose", {"x", "w", "b"}, {"y"}, "deconv");
+  absl::StatusOr<ImportedModel> imported = Import(MakeModel(
+      {node}, {{"x", kF32, {1, 2, 1, 1}}}, {{"y", kF32, {1, 1, 2, 2}}},
+      {FloatTensor("w", {2, 1, 2, 2}, {1, 2, 3, 4, 10, 20, 30, 40}),
+       FloatTensor("b", {1}, {0.5})}));
+  ASSERT_TRUE(imported.ok()) << imported.status();
+  EXPECT_THAT(Eval(imported->graph, {Floats({1, 2, 1, 1}, {1, 2})}),
+              ElementsAre(21.5, 42.5, 63.5, 84.5));
+  ExpectRoundTrip(imported->graph);
+  onnx::NodeProto grouped = MakeNode("ConvTranspose", {"x", "w"}, {"y"}, "deconv");
+  AddIntAttr(grouped, "group", 2);
+  absl::StatusOr<ImportedModel> depthwise = Import(
+      MakeModel({grouped}, {{"x", kF32, {1, 2, 1, 1}}}, {{"y", kF32, {1, 2, 1, 1}}},
+                {FloatTensor("w", {2, 1, 1, 1}, {3, 5})}));
+  ASSERT_TRUE(depthwise.ok()) << depthwise.status();
+  EXPECT_THAT(Eval(depthwise->graph, {Floats({1, 2, 1, 1}, {1, 2})}), ElementsAre(3, 10));
+}
+
 }  // namespace
 }  // namespace rk::compiler::onnx_io

@@ -86,6 +86,7 @@ const std::map<std::string, OpConverter>& Table() {
       {"ScatterND", &ConvertScatterND}, {"ScatterElements", &ConvertScatterElements},
       {"Einsum", &ConvertEinsum},
       {"If", &ConvertIf}, {"ConvTranspose", &ConvertConvTranspose},
+      {"Resize", {&ConvertResize, 10}}, {"Upsample", {&ConvertResize, 7, 9}},
   };
   return *table;
 }

@@ -98,6 +98,9 @@ absl::Status ConvertEinsum(NodeContext& ctx);
 // import_control.cc
 absl::Status ConvertIf(NodeContext& ctx);  // condition known at import
 
+// import_resize.cc (gathers along each resized axis, weighted taps)
+absl::Status ConvertResize(NodeContext& ctx);  // Resize, Upsample
+
 // import_conv_transpose.cc (conv2d over the zero-stuffed input)
 absl::Status ConvertConvTranspose(NodeContext& ctx);
 
