@@ -64,16 +64,17 @@ def core_ops():
     if tag is None:
         return ["aten." + n for n in CORE_ATEN.split()], "the published list (this torch has no Tag.core)"
     names = []
-    for packet_name in dir(torch.ops.aten):
-        packet = getattr(torch.ops.aten, packet_name, None)
-        try:
-            overloads = packet.overloads()
-        except Exception:
+    # Every registered schema (dir(torch.ops.aten) lists only the ops loaded so far).
+    for schema in torch._C._jit_get_all_schemas():
+        namespace, _, base = schema.name.partition("::")
+        if namespace != "aten":
             continue
-        for o in overloads:
-            op = getattr(packet, o)
-            if tag in getattr(op, "tags", ()):
-                names.append(str(op))
+        try:
+            op = getattr(getattr(torch.ops.aten, base), schema.overload_name or "default")
+        except (AttributeError, RuntimeError):
+            continue
+        if tag in getattr(op, "tags", ()):
+            names.append(str(op))
     return sorted(set(names)), "torch %s's Tag.core" % torch.__version__
 
 

@@ -358,6 +358,18 @@ class GraphForms(unittest.TestCase):
         self.assertTrue(all(n in aten_ops.HANDLERS for n in mapped))
         self.assertIn("aten.convolution.default", mapped)
         self.assertEqual(coverage.status("aten.sort.default"), "unsupported")
+        # torch >= 2.1 tags its core ops: read from the schemas (a stand-in tag here).
+        real_tag = torch.Tag
+
+        class Tags:
+            core = torch.Tag.inplace_view
+        torch.Tag = Tags
+        try:
+            tagged, source = coverage.core_ops()
+        finally:
+            torch.Tag = real_tag
+        self.assertIn("Tag.core", source)
+        self.assertIn("aten.transpose_.default", tagged)
 
 
 def sdpa_reference(q, k, v, mask, causal, scale):
