@@ -45,10 +45,6 @@ def dims_of(dims, rank):
     return [norm_dim(d, rank) for d in dims]
 
 
-def as_value(cx, x, dtype):
-    return cx.tensor(x, dtype)
-
-
 def _to_bool(cx, x):
     if isinstance(x, Value) and x.dtype != "bool":
         return cx.binary("ne", x, 0, x.dtype)
