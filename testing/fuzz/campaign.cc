@@ -185,6 +185,8 @@ class Campaign {
 
  private:
   absl::Status Setup();
+  // Creates the output directory and loads what an earlier run left there.
+  absl::Status OpenOutput();
   absl::Status AddConfigs();
   absl::Status CheckBackendOptions();
   absl::Status SetBudgets();
@@ -252,27 +254,8 @@ absl::Status Campaign::Setup() {
   }
   options_.jobs = std::max(1, options_.jobs);
   if (options_.workspace_dir.empty()) options_.workspace_dir = options_.out_dir;
-  std::error_code ec;
-  fs::create_directories(fs::path(options_.out_dir) / "findings", ec);
-  if (ec) return absl::PermissionDeniedError(absl::StrCat(options_.out_dir, ": ", ec.message()));
-  // Temporary files of the atomic writes of a run killed with SIGKILL.
-  RemoveTempFilesOfGoneProcesses(options_.out_dir);
-  // Findings whose writer was killed before their finding.json: their
-  // iterations are not done, so this run finds them again.
-  RemoveIncompleteFindings(options_.out_dir);
-  absl::StatusOr<CampaignStats> stats = LoadStats(options_.out_dir);
-  if (!stats.ok()) return stats.status();
-  stats_ = *std::move(stats);
-  seconds_before_ = stats_.seconds;
-  absl::StatusOr<std::vector<FindingRecord>> findings = LoadFindings(options_.out_dir);
-  if (!findings.ok()) return findings.status();
-  for (FindingRecord& f : *findings) findings_[f.signature] = std::move(f);
-  known_.insert(options_.known_signatures.begin(), options_.known_signatures.end());
-  absl::StatusOr<DoneLog> done =
-      DoneLog::Open(options_.out_dir, options_.shard_index, options_.shard_count);
-  if (!done.ok()) return done.status();
-  done_ = std::make_unique<DoneLog>(*std::move(done));
-
+  // The configurations, the backends, their options and budgets are checked
+  // before the output directory is touched: a refused campaign changes nothing.
   if (absl::Status s = AddConfigs(); !s.ok()) return s;
   for (const Config& c : configs_) {
     if (absl::Status s = CompileOptions::Parse(c.options.ToString()).status(); !s.ok()) return s;
@@ -319,6 +302,30 @@ absl::Status Campaign::Setup() {
   created = repro::Oracle::Create(oracle);
   if (!created.ok()) return created.status();
   oracle_ = *std::move(created);
+  return OpenOutput();
+}
+
+absl::Status Campaign::OpenOutput() {
+  std::error_code ec;
+  fs::create_directories(fs::path(options_.out_dir) / "findings", ec);
+  if (ec) return absl::PermissionDeniedError(absl::StrCat(options_.out_dir, ": ", ec.message()));
+  // Temporary files of the atomic writes of a run killed with SIGKILL.
+  RemoveTempFilesOfGoneProcesses(options_.out_dir);
+  // Findings whose writer was killed before their finding.json: their
+  // iterations are not done, so this run finds them again.
+  RemoveIncompleteFindings(options_.out_dir);
+  absl::StatusOr<CampaignStats> stats = LoadStats(options_.out_dir);
+  if (!stats.ok()) return stats.status();
+  stats_ = *std::move(stats);
+  seconds_before_ = stats_.seconds;
+  absl::StatusOr<std::vector<FindingRecord>> findings = LoadFindings(options_.out_dir);
+  if (!findings.ok()) return findings.status();
+  for (FindingRecord& f : *findings) findings_[f.signature] = std::move(f);
+  known_.insert(options_.known_signatures.begin(), options_.known_signatures.end());
+  absl::StatusOr<DoneLog> done =
+      DoneLog::Open(options_.out_dir, options_.shard_index, options_.shard_count);
+  if (!done.ok()) return done.status();
+  done_ = std::make_unique<DoneLog>(*std::move(done));
   return absl::OkStatus();
 }
 
