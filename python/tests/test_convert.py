@@ -220,13 +220,18 @@ class Bundles(unittest.TestCase):
     def test_stored_blocks_load_as_well(self):
         os.environ["REPROKIT_TORCH_STORED_BLOBS"] = "1"
         try:
-            x = r(40, 40)
+            x = r(300, 300)  # 360,000 bytes: three raw blocks of at most 128 KiB
             path = reprokit_torch.save(make_fx(lambda x: x.exp())(x), [x], new_dir("stored"),
                                        judge=False)
         finally:
             del os.environ["REPROKIT_TORCH_STORED_BLOBS"]
         self.assertEqual(reprokit("store", "verify", "--root",
                                   os.path.join(path, "blobs")).returncode, 0)
+        with open(os.path.join(path, "repro.json")) as fh:
+            digest = json.load(fh)["inputs"][0]["sha256"]
+        with open(os.path.join(path, "blobs", "cas", digest[:2], digest), "rb") as fh:
+            stored = fh.read()
+        self.assertEqual(len(stored), 16 + 14 + 3 * 3 + 360000)  # header, frame header, blocks
         assert_close(self, run_outputs(path)[0], x.exp(), "stored-block input")
 
     def test_judged_bundle_records_the_verdict_and_minifies(self):
