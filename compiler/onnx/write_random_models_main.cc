@@ -2,7 +2,7 @@
 // checking that a real ONNX consumer (ONNX Runtime) accepts what the
 // exporter writes and computes what the reference interpreter computes.
 //
-//   write_random_models DIR [--seed S] [--count N] [--nodes K]
+//   write_random_models DIR [--seed S] [--count N] [--nodes K] [--ops a,b,...]
 //
 // For seed i in [S, S + N): DIR/m<i>.onnx, the generator's inputs for that
 // graph and the reference interpreter's outputs as raw little-endian files
@@ -19,6 +19,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "base/file_util.h"
 #include "compiler/generator/generator.h"
 #include "compiler/ir/printer.h"
@@ -102,7 +103,7 @@ absl::Status WriteOne(const std::string& dir, uint64_t seed,
 
 int Main(int argc, char** argv) {
   if (argc < 2) {
-    std::cerr << "usage: write_random_models DIR [--seed S] [--count N] [--nodes K]\n";
+    std::cerr << "usage: write_random_models DIR [--seed S] [--count N] [--nodes K] [--ops a,b]\n";
     return 2;
   }
   const std::string dir = argv[1];
@@ -116,6 +117,14 @@ int Main(int argc, char** argv) {
     if (flag == "--seed") ok = absl::SimpleAtoi(argv[i + 1], &seed);
     if (flag == "--count") ok = absl::SimpleAtoi(argv[i + 1], &count);
     if (flag == "--nodes") ok = absl::SimpleAtoi(argv[i + 1], &options.nodes);
+    if (flag == "--ops") {
+      ok = true;
+      for (absl::string_view name : absl::StrSplit(argv[i + 1], ',')) {
+        std::optional<Op> op = ParseOp(std::string_view(name.data(), name.size()));
+        ok = ok && op.has_value();
+        if (op.has_value()) options.ops.push_back(*op);
+      }
+    }
     if (!ok) {
       std::cerr << "write_random_models: bad flag " << flag << " " << argv[i + 1] << "\n";
       return 2;
