@@ -26,6 +26,15 @@ def new_dir(tag):
     return os.path.join(TMP, "%s-%d" % (re.sub(r"[^A-Za-z0-9_]", "_", tag), _count[0]))
 
 
+def read(path):
+    with open(path) as f:
+        return f.read()
+
+
+def load_json(path):
+    return json.loads(read(path))
+
+
 def reprokit(*args):
     return subprocess.run([REPROKIT] + [str(a) for a in args], capture_output=True, text=True)
 

@@ -18,8 +18,8 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from rk_testutil import (REPROKIT, assert_close, make_fx, new_dir, reprokit, reprokit_torch,
-                         run_outputs)
+from rk_testutil import (REPROKIT, assert_close, load_json, make_fx, new_dir, read, reprokit,
+                         reprokit_torch, run_outputs)
 
 torch.manual_seed(0)
 
@@ -150,7 +150,7 @@ class ConvertOps(unittest.TestCase):
         check = reprokit("check", path)
         self.assertEqual(check.returncode, 0, "%s: reprokit check exit %d\n%s%s\n%s" % (
             name, check.returncode, check.stdout, check.stderr,
-            open(os.path.join(path, "graph.rk")).read()))
+            read(os.path.join(path, "graph.rk"))))
         self.assertIn("verdict:   pass", check.stdout)
         got = run_outputs(path)
         self.assertEqual(len(got), len(want), name)
@@ -172,7 +172,7 @@ class Bundles(unittest.TestCase):
         path = reprokit_torch.save(gm, [x], new_dir("records"), judge=False,
                                    inner_backend="inductor", stage="aot",
                                    graph_kind="forward")
-        doc = json.load(open(os.path.join(path, "repro.json")))
+        doc = load_json(os.path.join(path, "repro.json"))
         src = doc["provenance"]["source"]
         self.assertEqual(src["torch_version"], torch.__version__)
         self.assertEqual(src["inner_backend"], "inductor")
@@ -182,7 +182,7 @@ class Bundles(unittest.TestCase):
         self.assertEqual(doc["inputs"][0]["source"], "blob")
         self.assertEqual(doc["inputs"][0]["byte_size"], 3 * 70 * 4)
         self.assertFalse(doc["expected"]["judged"])
-        self.assertIn("sha256:", open(os.path.join(path, "graph.rk")).read())
+        self.assertIn("sha256:", read(os.path.join(path, "graph.rk")))
         got = run_outputs(path)
         assert_close(self, got[0], x * torch.arange(210.0).view(3, 70), "blob constant")
 
@@ -241,24 +241,24 @@ class Bundles(unittest.TestCase):
         x, w = r(4, 8), r(8, 8)
         gm = make_fx(f)(x, w)
         ok = reprokit_torch.save(gm, [x, w], new_dir("judged_pass"), reprokit=REPROKIT)
-        doc = json.load(open(os.path.join(ok, "repro.json")))
+        doc = load_json(os.path.join(ok, "repro.json"))
         self.assertTrue(doc["expected"]["judged"])
         self.assertEqual(doc["expected"]["kind"], "pass")
         bug = reprokit_torch.save(gm, [x, w], new_dir("judged_bug"), reprokit=REPROKIT,
                                   options=["faults=relu:accuracy"])
-        doc = json.load(open(os.path.join(bug, "repro.json")))
+        doc = load_json(os.path.join(bug, "repro.json"))
         self.assertTrue(doc["expected"]["judged"])
         self.assertEqual(doc["expected"]["kind"], "accuracy")
         self.assertIn("relu", doc["expected"]["signature"])
         self.assertEqual(doc["compile_options"]["text"], "faults=relu:accuracy")
-        self.assertIn("relu", open(os.path.join(bug, "README.md")).read())
+        self.assertIn("relu", read(os.path.join(bug, "README.md")))
         out = new_dir("judged_min")
         mini = reprokit("minify", bug, "-o", out)
         self.assertEqual(mini.returncode, 0, mini.stdout + mini.stderr)
-        small = open(os.path.join(out, "graph.rk")).read()
+        small = read(os.path.join(out, "graph.rk"))
         self.assertIn("relu(", small)
         self.assertNotIn("sigmoid(", small)
-        big = open(os.path.join(bug, "graph.rk")).read()
+        big = read(os.path.join(bug, "graph.rk"))
         self.assertLess(small.count(" = "), big.count(" = "))
         # bisect: the failing option, and the first node that diverges.
         options = reprokit("bisect", bug, "--options")
@@ -275,7 +275,8 @@ class Bundles(unittest.TestCase):
         reprokit_torch.save(gm, [x], path, judge=False)  # replaces its own bundle
         other = new_dir("other")
         os.makedirs(other)
-        open(os.path.join(other, "keep.txt"), "w").write("mine")
+        with open(os.path.join(other, "keep.txt"), "w") as fh:
+            fh.write("mine")
         with self.assertRaises(FileExistsError):
             reprokit_torch.save(gm, [x], other, judge=False)
 
@@ -506,7 +507,7 @@ class TrainingGraphs(unittest.TestCase):
         # gradients too.
         marked = reprokit_torch.save(graphs["forward"], fw_inputs, new_dir("mlp_fw_grad"),
                                      judge=False, grad_inputs=range(len(leaves)))
-        self.assertIn(" grad", open(os.path.join(marked, "graph.rk")).read())
+        self.assertIn(" grad", read(os.path.join(marked, "graph.rk")))
         check = reprokit("check", marked)
         self.assertEqual(check.returncode, 0, check.stdout + check.stderr)
         self.assertIn("grad(", check.stdout)
@@ -666,7 +667,7 @@ class Unsupported(unittest.TestCase):
         self.assertIn("random", str(caught.exception))
         path = reprokit_torch.save(gm, [x], new_dir("random_inputs"), judge=False,
                                    random="inputs")
-        doc = json.load(open(os.path.join(path, "repro.json")))
+        doc = load_json(os.path.join(path, "repro.json"))
         self.assertEqual(len(doc["inputs"]), 2)
         self.assertEqual(reprokit("check", path).returncode, 0)
 
