@@ -438,6 +438,23 @@ class Attention(unittest.TestCase):
         self.run_case("_scaled_dot_product_efficient_attention.default",
                       ("MASK", True, 0.0, False), {"scale": 0.5}, mask, False, 2)
 
+    def test_multi_head_attention_fast_path(self):
+        torch.manual_seed(7)
+        mha = nn.MultiheadAttention(8, 2, batch_first=True).eval()
+        x = r(2, 5, 8)
+        for need_weights in (False, True):
+            with torch.no_grad():
+                want = mha(x, x, x, need_weights=need_weights)
+                gm = make_fx(lambda x: mha(x, x, x, need_weights=need_weights))(x)
+            ops = {str(n.target) for n in gm.graph.nodes}
+            self.assertIn("aten._native_multi_head_attention.default", ops)
+            path = reprokit_torch.save(gm, [x], new_dir("mha"), judge=False)
+            self.assertEqual(reprokit("check", path).returncode, 0)
+            got = run_outputs(path)
+            assert_close(self, got[0], want[0], "attention output")
+            if need_weights:
+                assert_close(self, got[1], want[1], "averaged attention weights")
+
     def test_dropout_is_refused(self):
         with self.assertRaises(reprokit_torch.UnsupportedOpsError) as caught:
             self.run_case("scaled_dot_product_attention.default", (None, 0.1, False),

@@ -458,3 +458,41 @@ def _upsample_bilinear(cx, args, kwargs, out):
     cols = cx.cast(cx.constant(_bilinear_matrix(x.shape[3], out.shape[3], align,
                                                 scales[1]).t().contiguous()), x.dtype)
     return cx.matmul(cx.matmul(rows, x), cols)
+
+
+@on("aten._native_multi_head_attention.default")
+def _native_mha(cx, args, kwargs, out):
+    # nn.MultiheadAttention's fast path (eval, no grad): projections, attention per
+    # head, output projection; batch first.
+    dt = odt(out[0])
+    q_in, k_in, v_in = (cx.tensor(t, dt) for t in args[:3])
+    embed, heads = int(args[3]), int(args[4])
+    w, b = cx.tensor(args[5], dt), cx.tensor(args[6], dt)
+    pw, pb = cx.tensor(args[7], dt), cx.tensor(args[8], dt)
+    if arg(args, kwargs, 9, "mask") is not None:
+        raise Refused("_native_multi_head_attention with a mask")
+    need_weights = bool(arg(args, kwargs, 10, "need_weights", True))
+    average = bool(arg(args, kwargs, 11, "average_attn_weights", True))
+    if q_in.rank != 3:
+        raise Refused("_native_multi_head_attention of unbatched inputs")
+    head_dim = embed // heads
+
+    def project(x, k):
+        wk = cx.transpose(cx.slice(w, 0, k * embed, (k + 1) * embed), [1, 0])
+        y = cx.binary("add", cx.matmul(x, wk), cx.slice(b, 0, k * embed, (k + 1) * embed))
+        y = cx.reshape(y, [x.shape[0], x.shape[1], heads, head_dim])
+        return cx.transpose(y, [0, 2, 1, 3])  # [B, H, L, D]
+    q, k, v = project(q_in, 0), project(k_in, 1), project(v_in, 2)
+    scores = cx.binary("mul", cx.matmul(q, cx.transpose(k, [0, 1, 3, 2])),
+                       1.0 / math.sqrt(head_dim))
+    probs = cx.op("softmax", [scores], {"axis": 3}, dt, scores.shape)
+    y = cx.transpose(cx.matmul(probs, v), [0, 2, 1, 3])
+    y = cx.reshape(y, [q_in.shape[0], q_in.shape[1], embed])
+    y = cx.binary("add", cx.matmul(y, cx.transpose(pw, [1, 0])), pb)
+
+    def weights():
+        if not need_weights:
+            raise Refused("the empty weights of _native_multi_head_attention")
+        return cx.reshape(cx.reduce("reduce_mean", probs, [1], False) if average else probs,
+                          out[1].shape)
+    return (cx.reshape(y, out[0].shape), Lazy(weights))
