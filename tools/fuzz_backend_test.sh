@@ -108,4 +108,32 @@ expect_exit 0 "findings 0" "$R" fuzz --backends reprokit@cpu --iterations 4 --no
   fail "the configuration is named reprokit@cpu"
 expect_exit 2 "device=nosuchdevice: expected cpu or cuda" \
   "$R" fuzz --backends reprokit@nosuchdevice --iterations 4 --no-emit --quiet -o dev2
+# Real ONNX Runtime (backends/onnxruntime, on Node.js where tools/install_deps.sh
+# installed it): the campaign that once "judged" 7.3 million graphs with a
+# refused option is refused at once; on a named device it judges graphs.
+export REPROKIT_ROOT="${TEST_SRCDIR}/reprokit"
+if "$R" check "${TEST_SRCDIR}/reprokit/examples/mlp.rk" --backend onnxruntime >ort_probe.txt 2>&1 ||
+   [[ $? == 1 ]]; then
+  expect_exit 2 "--backend-opt device: no backend in --backends declares this option" \
+    timeout 60 "$R" fuzz --backends onnxruntime --backend-opt device=cpu --time 270s --quiet -o ort_opt
+  [[ ! -e ort_opt ]] || fail "the refused campaign created its directory"
+  set +e
+  "$R" fuzz --backends onnxruntime@cpu --iterations 60 --seed 7 --minimize-time 5 --no-emit \
+    --quiet -o ort >out.txt 2>&1
+  got=$?
+  set -e
+  [[ $got == 0 || $got == 1 ]] || { cat out.txt; fail "onnxruntime@cpu: exit $got"; }
+  python3 - ort/summary.json <<'PY' || fail "onnxruntime@cpu summary"
+import json, sys
+j = json.load(open(sys.argv[1]))
+c = j["configurations"]["onnxruntime@cpu"]
+print("onnxruntime@cpu:", c)
+assert c["judged"] >= 30 and c["errors"] == 0, c
+assert c["time_budget"]["calibrated"] and c["time_budget"]["budget_seconds"] >= 20, c
+assert not j["cannot_test"], j["cannot_test_reason"]
+PY
+else
+  echo "onnxruntime is not installed here (tools/install_deps.sh): its cases skipped"
+  cat ort_probe.txt
+fi
 echo PASS
