@@ -133,6 +133,17 @@ CASES = {
                                                  align_corners=True),
                                    F.interpolate(x, scale_factor=1.5, mode="bilinear")),
                   [r(2, 4, 6, 6), r(4), r(4)]),
+    "scatter": (lambda x, i, src: (
+        torch.scatter_add(x, 1, i, src), torch.scatter_add(x, 0, i[:2, :3], src),
+        torch.scatter(x, 1, torch.tensor([[3, 0], [1, 2], [0, 3]]), src[:, :2]),
+        torch.scatter(x, 1, torch.tensor([[2], [0], [1]]), 7.5),
+        x.index_add(0, torch.tensor([2, 0, 2]), src[:3, :4]),
+        x.index_add(1, torch.tensor([3, 3]), src[:, :2], alpha=2),
+        x.index_put((torch.tensor([2, -3]),), src[:2, :4], accumulate=True),
+        x.index_put((torch.tensor([[0], [2]]),), torch.tensor(1.5)),
+        torch.zeros(5).index_put((torch.tensor([4, 1, 4]),), torch.tensor([1.0, 2.0, 3.0]),
+                                 accumulate=True)),
+                [r(3, 4), torch.tensor([[0, 1, 1, 3], [2, 2, 0, 0], [3, 0, 1, 2]]), r(3, 5)]),
     "losses": (lambda x, y, t: (F.mse_loss(x, y), F.mse_loss(x, y, reduction="sum"),
                                 F.nll_loss(torch.log_softmax(x, 1), t),
                                 F.cross_entropy(x, t)),
@@ -668,6 +679,14 @@ class Unsupported(unittest.TestCase):
         ops = {op: count for op, count, _, _ in caught.exception.ops}
         self.assertEqual(ops, {"aten.cumprod.default": 1, "aten.sort.default": 1,
                                "aten.fmod.Scalar": 2})
+
+    def test_scatter_with_repeated_indices_is_refused(self):
+        x, src = r(2, 3), r(2, 3)
+        gm = make_fx(lambda x, s: torch.scatter(x, 1, torch.tensor([[0, 0, 1], [2, 1, 0]]), s))(
+            x, src)
+        with self.assertRaises(reprokit_torch.UnsupportedOpsError) as caught:
+            reprokit_torch.save(gm, [x, src], new_dir("scatter_dup"), judge=False)
+        self.assertIn("repeated indices", str(caught.exception))
 
     def test_refused_uses_name_the_reason(self):
         x = r(1, 2, 5, 5)

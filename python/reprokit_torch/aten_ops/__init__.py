@@ -10,6 +10,6 @@ Tested by python/tests/test_convert.py, op family by op family.
 """
 
 from .common import HANDLERS
-from . import elementwise, layout, reductions, nn, gradients  # noqa: F401 (they register)
+from . import elementwise, layout, reductions, nn, gradients, scatter  # noqa: F401 (register)
 
 __all__ = ["HANDLERS"]
