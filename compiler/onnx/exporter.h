@@ -7,12 +7,18 @@
 // rms_norm -> ReduceMean of squares, ne -> Not(Equal), iota -> Range,
 // floor-mod and floor-division on integers -> Mod/Div with sign fixes, on floats
 // -> a - floor(a / b) * b and floor(a / b)).
+// An op in a dtype ONNX does not take for it at opset 17 (comparisons on
+// bool; Round, Sin, Cos, Conv and the pools on bf16; ConstantOfShape on bf16)
+// is computed in a carrier dtype between casts (export_dtypes.h), so every
+// model passes ONNX's type constraints, not only its checker.
 // Constants become initializers; attribute-like inputs (shapes, axes, pads)
 // become small int64 initializers. Value names are the graph's node names.
 // Importing an exported model (importer.h) gives a graph with the same
 // canonical hash as the one exported, for every graph the importer produces.
 //
-// Tested by compiler/onnx/exporter_test.cc.
+// Tested by compiler/onnx/exporter_test.cc (every op and dtype under ONNX's
+// strict type inference) and compiler/onnx/ort_accepts_exports_test.sh (real
+// ONNX Runtime).
 #ifndef REPROKIT_COMPILER_ONNX_EXPORTER_H_
 #define REPROKIT_COMPILER_ONNX_EXPORTER_H_
 
