@@ -81,6 +81,13 @@ int RunFuzzMerge(absl::Span<const std::string> args) {
     }
     std::printf("reports: %s/summary.md, summary.json, junit.xml\n", out.c_str());
   }
+  // Shards whose judgements mostly did not run add up to a campaign that
+  // cannot test, as a single campaign does.
+  if (const std::string why = fuzz::CannotTestReason(summary->stats, summary->configs);
+      !why.empty()) {
+    std::fprintf(stderr, "reprokit: fuzz merge: cannot test: %s\n", why.c_str());
+    return kExitCannotTest;
+  }
   return summary->new_findings > 0 ? kExitReproduces : kExitOk;
 }
 

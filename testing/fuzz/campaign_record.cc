@@ -59,6 +59,9 @@ void MergeStats(const CampaignStats& in, CampaignStats& out) {
   out.known_hits += in.known_hits;
   out.minimizations += in.minimizations;
   out.unconfirmed += in.unconfirmed;
+  out.unconfirmed_timeouts += in.unconfirmed_timeouts;
+  for (const auto& [key, n] : in.judge_errors) out.judge_errors[key] += n;
+  for (const auto& [key, n] : in.not_applicable) out.not_applicable[key] += n;
   for (const std::string& u : in.unconfirmed_failures) {
     if (out.unconfirmed_failures.size() < 20) out.unconfirmed_failures.push_back(u);
   }

@@ -99,6 +99,11 @@ TEST(CampaignRecordTest, MergeKeepsTheSmallestPerSignatureAndSumsHits) {
   a.findings = {Finding("sig1", 5, 2), Finding("sig2", 2, 1)};
   b.findings = {Finding("sig1", 3, 4)};
   b.findings[0].finding.name = "f_sig1_from_b";
+  a.stats.judge_errors = {{"onnxruntime", 2}};
+  b.stats.judge_errors = {{"onnxruntime", 3}};
+  a.stats.not_applicable = {{"onnxruntime: op iota", 4}};
+  b.stats.not_applicable = {{"onnxruntime: op iota", 1}, {"onnxruntime: dtype bf16", 7}};
+  b.stats.unconfirmed_timeouts = 2;
   MergeOptions options;
   options.out_dir = dir + "/out";
   options.emit = false;
@@ -112,6 +117,10 @@ TEST(CampaignRecordTest, MergeKeepsTheSmallestPerSignatureAndSumsHits) {
   EXPECT_EQ(merged->stats.seconds, 6);  // the longest shard
   EXPECT_EQ(merged->stats.verdicts.at("cpu:pass"), 18);
   EXPECT_EQ(merged->stats.duplicates, 1);
+  EXPECT_EQ(merged->stats.judge_errors.at("onnxruntime"), 5);
+  EXPECT_EQ(merged->stats.not_applicable.at("onnxruntime: op iota"), 5);
+  EXPECT_EQ(merged->stats.not_applicable.at("onnxruntime: dtype bf16"), 7);
+  EXPECT_EQ(merged->stats.unconfirmed_timeouts, 2);
   EXPECT_TRUE(std::filesystem::exists(dir + "/out/summary.json"));
   EXPECT_TRUE(std::filesystem::exists(dir + "/out/junit.xml"));
   // Merging into the same directory again is refused: nothing is overwritten.
