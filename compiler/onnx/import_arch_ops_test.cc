@@ -492,5 +492,36 @@ TEST(ImportArchOpsTest, ConvTranspose2DSwapsChannelsPerGroup) {
   EXPECT_THAT(Eval(depthwise->graph, {Floats({1, 2, 1, 1}, {1, 2})}), ElementsAre(3, 10));
 }
 
+TEST(ImportArchOpsTest, Pooling1DAnd3D) {
+  onnx::NodeProto max1 = MakeNode("MaxPool", {"x"}, {"y"}, "pool");
+  AddIntsAttr(max1, "kernel_shape", {2});
+  AddIntsAttr(max1, "strides", {2});
+  AddIntAttr(max1, "ceil_mode", 1);
+  absl::StatusOr<ImportedModel> one =
+      Import(MakeModel({max1}, {{"x", kF32, {1, 1, 5}}}, {{"y", kF32, {1, 1, 3}}}));
+  ASSERT_TRUE(one.ok()) << one.status();
+  EXPECT_THAT(Eval(one->graph, {Floats({1, 1, 5}, {1, 3, 2, 5, 4})}), ElementsAre(3, 5, 4));
+  ExpectRoundTrip(one->graph);
+
+  onnx::NodeProto max3 = MakeNode("MaxPool", {"x"}, {"y"}, "pool");
+  AddIntsAttr(max3, "kernel_shape", {2, 1, 2});
+  absl::StatusOr<ImportedModel> three =
+      Import(MakeModel({max3}, {{"x", kF32, {1, 1, 2, 2, 2}}}, {{"y", kF32, {1, 1, 1, 2, 1}}}));
+  ASSERT_TRUE(three.ok()) << three.status();
+  // Over depth and width: max(1, 2, 5, 6) and max(3, 4, 7, 8).
+  EXPECT_THAT(Eval(three->graph, {Floats({1, 1, 2, 2, 2}, {1, 2, 3, 4, 5, 6, 7, 8})}),
+              ElementsAre(6, 8));
+  ExpectRoundTrip(three->graph);
+
+  onnx::NodeProto avg3 = MakeNode("AveragePool", {"x"}, {"y"}, "pool");
+  AddIntsAttr(avg3, "kernel_shape", {2, 1, 3});
+  AddIntsAttr(avg3, "pads", {1, 0, 1, 1, 0, 1});
+  absl::StatusOr<ImportedModel> avg =
+      Import(MakeModel({avg3}, {{"x", kF32, {1, 1, 1, 1, 2}}}, {{"y", kF32, {1, 1, 2, 1, 2}}}));
+  ASSERT_TRUE(avg.ok()) << avg.status();
+  // Real taps only: depth windows [pad, x] and [x, pad]; width [pad, 2, 4], [2, 4, pad].
+  EXPECT_THAT(Eval(avg->graph, {Floats({1, 1, 1, 1, 2}, {2, 4})}), ElementsAre(3, 3, 3, 3));
+}
+
 }  // namespace
 }  // namespace rk::compiler::onnx_io

@@ -483,7 +483,7 @@ absl::Status ConvertPool(NodeContext& ctx) {
   RK_ASSIGN_OR_RETURN(int64_t storage_order, ctx.AttrInt("storage_order", 0));
   if (storage_order != 0) return ctx.Unsupported("storage_order=1");
   RK_ASSIGN_OR_RETURN(NodeId x, ctx.Input(0));
-  if (ctx.type(x).shape.rank() != 4) return ctx.Unsupported("pooling other than 2-D");
+  if (ctx.type(x).shape.rank() != 4) return ConvertPoolNd(ctx);  // 1-D, 3-D
   RK_ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> kernel, ctx.AttrInts("kernel_shape"));
   if (!kernel.has_value()) return ctx.Error("no kernel_shape");
   RK_ASSIGN_OR_RETURN(Window w, ReadWindow(ctx, ctx.type(x).shape, *kernel));

@@ -104,6 +104,10 @@ absl::Status ConvertResize(NodeContext& ctx);  // Resize, Upsample
 // import_conv_transpose.cc (conv2d over the zero-stuffed input)
 absl::Status ConvertConvTranspose(NodeContext& ctx);
 
+// import_pool_nd.cc: MaxPool/AveragePool over 1 or 3 spatial dims
+// (ConvertPool hands them over)
+absl::Status ConvertPoolNd(NodeContext& ctx);
+
 // import_pool_ceil.cc: widens `pads` ([begins..., ends...] over the spatial
 // dims of `x`) so that floor-mode windows give ONNX's ceil_mode=1 output;
 // refused, naming the node, when `counts_padding` (AveragePool's
