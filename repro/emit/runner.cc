@@ -299,7 +299,10 @@ int RunReproMain(int argc, char** argv, const char* bundle_rlocation) {
   std::string judged = "reprokit's built-in compiler";
   if (options->external()) {
     absl::StatusOr<BackendHello> hello = (*oracle)->Backend(options->backend);
-    judged = hello.ok() ? absl::StrCat(hello->name, " ", hello->version) : options->backend;
+    judged = !hello.ok() ? options->backend
+             : absl::StartsWith(hello->version, hello->name)
+                 ? hello->version
+                 : absl::StrCat(hello->name, " ", hello->version);
   }
   const ReproDecision decision =
       Decide(match, args->mode, args->known_failure, args->any_failure, judged);

@@ -328,7 +328,10 @@ std::string FormatTriage(const Triage& t) {
     std::string verdict = row.judged ? Row0Kind(row.verdict) : "not judged";
     std::string evidence = row.judged ? row.verdict.message : row.error;
     if (row.judged && row.verdict.kind == VerdictKind::kPass) evidence.clear();
-    if (evidence.size() > 100) evidence = evidence.substr(0, 97) + "...";
+    // Long messages keep their head and their tail, where errors name the cause.
+    if (evidence.size() > 100) {
+      evidence = evidence.substr(0, 45) + " ... " + evidence.substr(evidence.size() - 50);
+    }
     absl::StrAppendFormat(&out, "  %-36s %-26s %s\n", row.probe.label, verdict, evidence);
   }
   absl::StrAppendFormat(&out, "\nclass:    %s\nbecause:  %s\n", TriageClassName(t.cls),

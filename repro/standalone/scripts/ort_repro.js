@@ -55,6 +55,8 @@ function numbers(data, descr) {
   return out;
 }
 
+// Three significant digits, as Python's %.3g.
+const g3 = (x) => String(Number(x.toPrecision(3)));
 const same = (a, b) => a === b || (Number.isNaN(a) && Number.isNaN(b));
 
 // null when the output passes, else [exit code, one line].
@@ -94,8 +96,8 @@ function judge(result, out) {
   }
   const rmse = kept ? Math.sqrt(sum / kept) : 0;
   if (rmse <= out.bound) return null;
-  return [1, `rmse vs fp64 ${rmse.toPrecision(3)} > ${out.bound.toPrecision(3)} (= ${out.m} x ` +
-              `the own-dtype reference's rmse ${out.rmse_reference.toPrecision(3)} + tol/10); ` +
+  return [1, `rmse vs fp64 ${g3(rmse)} > ${g3(out.bound)} (= ${out.m} x ` +
+              `the own-dtype reference's rmse ${g3(out.rmse_reference)} + tol/10); ` +
               `worst element ${worst}: got ${g[worst]}, expected ${f[worst]} (fp64)`];
 }
 
@@ -108,7 +110,7 @@ async function main() {
   let session, results;
   try {
     session = await ort.InferenceSession.create(path.join(__dirname, 'model.onnx'), {
-      graphOptimizationLevel: level,
+      graphOptimizationLevel: level === 'disable' ? 'disabled' : level,
       intraOpNumThreads: Number(spec.options.intra_op_num_threads || 0),
       executionProviders: providers,
       logSeverityLevel: 3,

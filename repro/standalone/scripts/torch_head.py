@@ -16,6 +16,7 @@ rtol = tol); else when its RMSE against the fp64 values (expected_*.npy) is at
 most `bound` = m x the RMSE of that reference against fp64 + tol/10. Integer
 and bool outputs must equal the reference exactly.
 """
+import importlib
 import json
 import math
 import os

@@ -46,8 +46,8 @@ def main():
         print("cannot compile: torch %s has no torch.compile (eager exit %d)" % (
             torch.__version__, eager_code))
         return 2
-    import torch._dynamo
-    import torch._inductor.config as inductor_config
+    dynamo = importlib.import_module("torch._dynamo")
+    inductor_config = importlib.import_module("torch._inductor.config")
     options = dict(spec["options"])
     mode = options.pop("mode", "default")
     backend = options.pop("compile_backend", "inductor")
@@ -65,7 +65,7 @@ def main():
             patch[key] = None
         else:
             patch[key] = text
-    torch._dynamo.reset()
+    dynamo.reset()
     try:
         with inductor_config.patch(patch):
             compiled = torch.compile(make_graph(device, consts), backend=backend, fullgraph=True,
