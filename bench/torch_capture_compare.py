@@ -77,7 +77,7 @@ def build(name, device):
         from transformers import GPT2Config, GPT2LMHeadModel
         config = GPT2Config(n_layer=2, n_head=4, n_embd=128, vocab_size=1000, n_positions=64,
                             activation_function="relu", resid_pdrop=0.0, embd_pdrop=0.0,
-                            attn_pdrop=0.0)
+                            attn_pdrop=0.0, attn_implementation="eager")
         config._attn_implementation = "eager"
         lm = GPT2LMHeadModel(config).eval().to(device)
 
