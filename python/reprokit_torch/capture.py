@@ -102,6 +102,18 @@ def real_inputs(example_inputs, seed=0):
         return [_real(t, seed + i) for i, t in enumerate(example_inputs)]
 
 
+def copy_graph_module(gm):
+    """gm with a copy of its graph (nodes' meta shallow-copied: no fake tensors copied);
+    its parameters and constants shared."""
+    try:
+        graph = torch.fx.Graph()
+        out = graph.graph_copy(gm.graph, {})
+        graph.output(out)
+        return torch.fx.GraphModule(gm, graph)
+    except Exception:
+        return gm
+
+
 def fp64_graph(gm):
     """A copy of gm in float64: its parameters, buffers and float dtype arguments."""
     gm = copy.deepcopy(gm).double()
@@ -149,10 +161,7 @@ class GraphCapture:
 
     def compile(self, gm, example_inputs, compile_fn, kind="graph"):
         """compile_fn(gm, example_inputs) -> compiled; checks it and returns it."""
-        try:
-            gm_copy = copy.deepcopy(gm)  # the inner compiler may mutate gm
-        except Exception:
-            gm_copy = gm
+        gm_copy = copy_graph_module(gm)  # the inner compiler may rewrite gm's graph
         try:
             compiled = compile_fn(gm, example_inputs)
         except Exception as e:

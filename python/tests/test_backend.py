@@ -96,6 +96,20 @@ class Capture(unittest.TestCase):
         self.assertEqual(reprokit("check", path).returncode, 0)
         self.assertEqual(reprokit("check", path, "--opt", "faults=relu:accuracy").returncode, 1)
 
+    def test_the_graph_saved_is_the_one_before_the_compiler_rewrote_it(self):
+        def rewriting_compiler(gm, example_inputs):
+            for n in gm.graph.nodes:  # rewrites the graph it was given, as compilers do
+                if n.op == "call_function" and n.target is torch.ops.aten.relu.default:
+                    n.target = bad_relu
+            gm.recompile()
+            return gm
+        cap = self.capture()
+        gm = make_fx(mlp)(*self.inputs)
+        cap.compile(gm, self.inputs, rewriting_compiler, "forward")
+        self.assertEqual([k for _, k in cap.saved], ["accuracy"])
+        with open(os.path.join(cap.saved[0][0], "graph.rk")) as f:
+            self.assertIn("relu(", f.read())
+
     def test_good_compiler_saves_nothing(self):
         cap = self.capture()
         cap.compile(self.gm, self.inputs, lambda gm, ex: gm, "forward")
