@@ -2,7 +2,6 @@
 
 #include <chrono>
 #include <cmath>
-#include <condition_variable>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -32,6 +31,7 @@
 #include "testing/fuzz/campaign_state.h"
 #include "testing/fuzz/finding_signature.h"
 #include "testing/fuzz/gradient_marks.h"
+#include "testing/fuzz/judge_gate.h"
 #include "repro/backend/locate.h"
 #include "testing/fuzz/report.h"
 
@@ -53,42 +53,6 @@ double Since(Clock::time_point t) {
 struct Config {
   std::string name;
   CompileOptions options;
-};
-
-// Judgements share the oracles; a timeout is confirmed alone: the
-// confirmation waits until no judgement runs and keeps new ones out
-// (writers first, so a busy campaign cannot starve it).
-class JudgeGate {
- public:
-  void EnterShared() {
-    std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait(lock, [&] { return !exclusive_ && waiting_ == 0; });
-    ++shared_;
-  }
-  void LeaveShared() {
-    std::lock_guard<std::mutex> lock(mu_);
-    --shared_;
-    cv_.notify_all();
-  }
-  void EnterExclusive() {
-    std::unique_lock<std::mutex> lock(mu_);
-    ++waiting_;
-    cv_.wait(lock, [&] { return !exclusive_ && shared_ == 0; });
-    --waiting_;
-    exclusive_ = true;
-  }
-  void LeaveExclusive() {
-    std::lock_guard<std::mutex> lock(mu_);
-    exclusive_ = false;
-    cv_.notify_all();
-  }
-
- private:
-  std::mutex mu_;
-  std::condition_variable cv_;
-  int shared_ = 0;
-  int waiting_ = 0;
-  bool exclusive_ = false;
 };
 
 absl::StatusOr<repro::Verdict> GatedJudge(JudgeGate& gate, repro::Oracle& oracle,
