@@ -55,7 +55,8 @@ unsqueeze.default upsample_bilinear2d.vec upsample_nearest2d.vec var.correction 
 view.default where.self
 """
 
-SPECIALIZED = ("sym_size", "sym_stride", "sym_numel", "sym_storage_offset")
+SPECIALIZED = ("sym_size", "sym_stride", "sym_numel", "sym_storage_offset",
+               "_local_scalar_dense")
 
 
 def core_ops():
@@ -83,7 +84,7 @@ def status(name):
     if name in HANDLERS:
         return "mapped"
     if base in SPECIALIZED:
-        return "specialized (a size)"
+        return "specialized (a size, or .item()'s recorded value)"
     if any(w in base for w in RANDOM_WORDS):
         return "random: values recorded as inputs (random='inputs'), else refused"
     return "unsupported"

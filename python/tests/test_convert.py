@@ -309,6 +309,18 @@ class GraphForms(unittest.TestCase):
         with open(os.path.join(path, "repro.json")) as fh:
             sizes = json.load(fh)["provenance"]["source"]["specialized_sizes"]
         self.assertEqual(sorted(sizes.values()), [3, 4, 12])
+        # .item() is specialized the same way, to the value of this run
+        g = torch.fx.Graph()  # make_fx on torch 1.13 cannot trace .item(): built by hand
+        xn = g.placeholder("x")
+        total = g.call_function(torch.ops.aten.sum.default, (xn,))
+        item = g.call_function(torch.ops.aten._local_scalar_dense.default, (total,))
+        g.output(g.call_function(torch.ops.aten.mul.Tensor, (xn, item)))
+        item_gm = torch.fx.GraphModule(torch.nn.Module(), g)
+        item_path = reprokit_torch.save(item_gm, [x], new_dir("item"), judge=False)
+        specialized = load_json(os.path.join(item_path, "repro.json"))["provenance"]["source"][
+            "specialized_sizes"]
+        self.assertAlmostEqual(list(specialized.values())[0], float(x.sum()), places=5)
+        assert_close(self, run_outputs(item_path)[0], x * x.sum(), ".item() specialized")
         with open(os.path.join(path, "graph.rk")) as fh:
             self.assertIn("reshape(%x_1) {shape=[12]}", fh.read())
         got = run_outputs(path)
