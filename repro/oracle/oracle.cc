@@ -448,7 +448,19 @@ absl::StatusOr<Verdict> Oracle::Judge(const Graph& graph, absl::Span<const HostT
     return v;
   }
   if (outcome.kind == JobOutcome::Kind::kError) return outcome.error;
-  return FromOutcome(outcome);
+  Verdict ended = FromOutcome(outcome);
+  // A crash leaves no verdict from the worker's references: undefined
+  // behavior in the graph still makes it unjudgeable (the reference is
+  // trusted in this process; a timeout is not re-run here).
+  if (ended.kind == VerdictKind::kCrash && !HasGradientMarks(graph)) {
+    absl::StatusOr<compiler::EvalResult> native = compiler::Evaluate(graph, inputs);
+    if (native.ok() && native->undefined.has_value()) {
+      ended.kind = VerdictKind::kCannotJudge;
+      ended.signature = {VerdictKind::kCannotJudge, ""};
+      ended.message = native->undefined->Message();
+    }
+  }
+  return ended;
 }
 
 Verdict Oracle::FromOutcome(const JobOutcome& outcome) const {

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/time/time.h"
 #include "compiler/ir/parser.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -107,6 +108,25 @@ TEST(OracleUndefinedBehaviorTest, DefinedGraphIsJudgedAsUsual) {
   absl::StatusOr<Verdict> v = JudgeInProcess(ParseOrDie(kDivGraph), kByNonZero, {}, {});
   ASSERT_TRUE(v.ok()) << v.status();
   EXPECT_EQ(v->kind, VerdictKind::kPass) << v->message;
+}
+
+// The built-in compiler crashing in an isolated worker (a planted crash in
+// div) on a graph with undefined behavior: cannot_judge; on the same graph
+// without it, the crash is the verdict.
+TEST(OracleUndefinedBehaviorTest, IsolatedCrashOnUndefinedBehaviorIsNotJudged) {
+  Oracle::Config config;
+  config.limits.timeout = absl::Seconds(20);
+  absl::StatusOr<std::unique_ptr<Oracle>> oracle = Oracle::Create(config);
+  ASSERT_TRUE(oracle.ok()) << oracle.status();
+  compiler::CompileOptions crash;
+  crash.faults.push_back("div:crash");
+  absl::StatusOr<Verdict> v = (*oracle)->Judge(ParseOrDie(kDivGraph), kByZero, crash);
+  ASSERT_TRUE(v.ok()) << v.status();
+  EXPECT_EQ(v->kind, VerdictKind::kCannotJudge);
+  EXPECT_EQ(v->message, kMessage);
+  v = (*oracle)->Judge(ParseOrDie(kDivGraph), kByNonZero, crash);
+  ASSERT_TRUE(v.ok()) << v.status();
+  EXPECT_EQ(v->kind, VerdictKind::kCrash) << v->message;
 }
 
 // A float -> int cast of NaN (what ONNX leaves undefined) also stops it.
