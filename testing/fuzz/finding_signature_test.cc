@@ -44,5 +44,27 @@ TEST(FindingSignatureTest, StructureAndDtypeFamiliesCount) {
   EXPECT_NE(FindingSignature(kRelu, a), FindingSignature(other, a));
 }
 
+// A compile error's normalized message names its cause: the same rejection
+// in two differently minimized graphs is one finding; another message is
+// another. Likewise a shape mismatch of one op and kind.
+TEST(FindingSignatureTest, CompileErrorsAndShapeMismatchesAreSignedByTheVerdict) {
+  const compiler::Graph a = G("graph @a(%x: f32[4]) {\n  %y = sin(%x) : f32[4]\n  return %y\n}\n");
+  const compiler::Graph b = G(
+      "graph @b(%x: f32[4]) {\n  %y = sin(%x) : f32[4]\n  %z = neg(%y) : f32[4]\n  return %z\n}\n");
+  const repro::Signature v9 = repro::CompileErrorSignature(
+      "compile_error", "Type (tensor(float)) of input (v9) of operator (Sin) in node (v9_2)");
+  const repro::Signature v16 = repro::CompileErrorSignature(
+      "compile_error", "Type (tensor(float)) of input (v16) of operator (Sin) in node (v16)");
+  EXPECT_EQ(FindingSignature(v9, a), FindingSignature(v16, b));
+  EXPECT_EQ(FindingSignature(v9, a).find('#'), std::string::npos) << FindingSignature(v9, a);
+  const repro::Signature cos = repro::CompileErrorSignature(
+      "compile_error", "Type (tensor(float)) of input (v9) of operator (Cos) in node (v9)");
+  EXPECT_NE(FindingSignature(v9, a), FindingSignature(cos, a));
+  const repro::Signature shape = repro::ShapeMismatchSignature("sin", "f32[4]", "f32[1,4]");
+  EXPECT_EQ(FindingSignature(shape, a), FindingSignature(shape, b));
+  // Accuracy keeps the structure.
+  EXPECT_NE(FindingSignature(kRelu, a), FindingSignature(kRelu, b));
+}
+
 }  // namespace
 }  // namespace rk::fuzz
