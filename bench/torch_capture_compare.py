@@ -13,7 +13,9 @@ Per model, each flow in a fresh process (wall time from the process start):
   reprokit:  torch.compile(model, backend=reprokit_torch.backend("inductor",
              level="accuracy")) runs the model; the failing graph becomes a
              bundle judged by `reprokit check` with the torch_inductor backend;
-             then `reprokit minify BUNDLE --backend torch_inductor -j J`.
+             then `reprokit minify BUNDLE --backend torch_inductor -j J`, then
+             `reprokit export MIN --standalone` and its repro.py run with torch
+             alone (exit 1 while the bug is present).
   pytorch:   TORCHDYNAMO_REPRO_AFTER=aot TORCHDYNAMO_REPRO_LEVEL=4 and
              backend="inductor": the run writes minifier_launcher.py; then
              `python minifier_launcher.py` (its minify step) to a repro.py.
@@ -158,10 +160,32 @@ def child_reprokit(args):
     except subprocess.TimeoutExpired:
         result["error"] = "minify: over %d s" % args.timeout
     result["total_seconds"] = time.monotonic() - t0
+    if os.path.isdir(minimized):
+        result["standalone"] = standalone(args, minimized, env)
     if not args.skip_fx and capture.failures:
         result["fx"] = run_fx_minifier(capture.failures[0], args.device, bug, args.timeout)
     print(json.dumps(result), flush=True)
     return 0
+
+
+def standalone(args, bundle, env):
+    """`reprokit export --standalone` of the minimal bundle and its repro.py run with
+    torch alone: exit 1 while the bug is present."""
+    out = bundle + ".standalone"
+    started = time.monotonic()
+    p = subprocess.run([args.reprokit, "export", bundle, "--standalone", out, "--target",
+                        "torch_inductor"], capture_output=True, text=True, env=env)
+    if p.returncode != 0:
+        return {"error": "export exited %d: %s" % (p.returncode, p.stderr.strip()[-300:])}
+    try:
+        q = subprocess.run([sys.executable, "repro.py"], cwd=out, capture_output=True,
+                           text=True, env=env, timeout=args.timeout)
+    except subprocess.TimeoutExpired:
+        return {"error": "repro.py: over %d s" % args.timeout}
+    with open(os.path.join(out, "repro.py")) as f:
+        text = f.read()
+    return {"exit": q.returncode, "seconds": time.monotonic() - started,
+            "repro_bytes": len(text), "last_line": (q.stdout.strip().splitlines() or [""])[-1]}
 
 
 def _judged(path):
@@ -341,10 +365,12 @@ def table(rows):
         rk, pt = r.get("reprokit"), r.get("pytorch")
         if rk:
             fx = rk.get("fx") or {}
-            out.append("| %s | reprokit_torch | %s | %s | %s -> %s | %s |" % (
+            sa = rk.get("standalone") or {}
+            out.append("| %s | reprokit_torch | %s | %s | %s -> %s | %s; repro.py %s |" % (
                 r["model"], _s(rk.get("wall_seconds")), rk.get("oracle_calls", "-"),
                 rk.get("bundle_nodes", "-"), rk.get("final_nodes", "-"),
-                rk.get("error") or rk.get("signature") or "ok"))
+                rk.get("error") or rk.get("signature") or "ok",
+                sa.get("error") or "exit %s, %s bytes" % (sa.get("exit"), sa.get("repro_bytes"))))
             if fx:
                 out.append("| %s | fx_minifier (captured graph, warm) | %s | %s | %s -> %s | %s |" % (
                     r["model"], _s(fx.get("seconds")), fx.get("calls", "-"),

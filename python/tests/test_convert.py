@@ -11,6 +11,7 @@ import json
 import math
 import operator
 import os
+import subprocess
 import sys
 import unittest
 
@@ -271,6 +272,17 @@ class Bundles(unittest.TestCase):
         self.assertNotIn("sigmoid(", small)
         big = read(os.path.join(bug, "graph.rk"))
         self.assertLess(small.count(" = "), big.count(" = "))
+        # A standalone repro.py of the minimal bundle for Inductor: on torch 1.13 (no
+        # torch.compile) it runs and judges the eager part, then says it cannot test (2).
+        standalone = new_dir("standalone")
+        export = reprokit("export", out, "--standalone", standalone, "--target", "torch_inductor")
+        self.assertEqual(export.returncode, 0, export.stdout + export.stderr)
+        script = subprocess.run([sys.executable, "repro.py"], cwd=standalone,
+                                capture_output=True, text=True)
+        self.assertIn("eager: output", script.stdout)
+        self.assertIn(": ok", script.stdout)
+        self.assertEqual(script.returncode, 0 if hasattr(torch, "compile") else 2,
+                         script.stdout + script.stderr)
         # bisect: the failing option, and the first node that diverges.
         options = reprokit("bisect", bug, "--options")
         self.assertEqual(options.returncode, 0, options.stdout + options.stderr)
