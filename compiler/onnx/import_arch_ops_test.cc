@@ -2,6 +2,7 @@
 // import_indexing.cc, import_einsum.cc, import_control.cc): small models
 // built with the ONNX classes, imported, evaluated with the reference
 // interpreter against hand-computed values, exported and imported again.
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -521,6 +522,54 @@ TEST(ImportArchOpsTest, Pooling1DAnd3D) {
   ASSERT_TRUE(avg.ok()) << avg.status();
   // Real taps only: depth windows [pad, x] and [x, pad]; width [pad, 2, 4], [2, 4, pad].
   EXPECT_THAT(Eval(avg->graph, {Floats({1, 1, 1, 1, 2}, {2, 4})}), ElementsAre(3, 3, 3, 3));
+}
+
+// The first two outputs of `graph` on `inputs`.
+std::vector<std::vector<double>> EvalBoth(const Graph& graph, std::vector<HostTensor> inputs) {
+  absl::StatusOr<EvalResult> result = Evaluate(graph, inputs);
+  EXPECT_TRUE(result.ok()) << result.status();
+  std::vector<std::vector<double>> out(2);
+  for (int o = 0; result.ok() && o < 2; ++o) {
+    for (int64_t i = 0; i < result->outputs[o].num_elements(); ++i) {
+      out[o].push_back(result->outputs[o].GetDouble(i));
+    }
+  }
+  return out;
+}
+
+onnx::ModelProto TopKModel(std::vector<int64_t> x_dims, int64_t k, int64_t axis,
+                           int64_t largest, std::vector<int64_t> y_dims) {
+  onnx::NodeProto node = MakeNode("TopK", {"x", "k"}, {"values", "indices"}, "topk");
+  AddIntAttr(node, "axis", axis);
+  AddIntAttr(node, "largest", largest);
+  return MakeModel({node}, {{"x", kF32, x_dims}},
+                   {{"values", kF32, y_dims}, {"indices", kI64, y_dims}},
+                   {Int64Tensor("k", {1}, {k})});
+}
+
+TEST(ImportArchOpsTest, TopKLargestAndSmallestWithTies) {
+  absl::StatusOr<ImportedModel> largest = Import(TopKModel({2, 4}, 3, 1, 1, {2, 3}));
+  ASSERT_TRUE(largest.ok()) << largest.status();
+  // Ties go to the lower index.
+  std::vector<std::vector<double>> got =
+      EvalBoth(largest->graph, {Floats({2, 4}, {1, 5, 5, 2, 0, -1, 3, 3})});
+  EXPECT_THAT(got[0], ElementsAre(5, 5, 2, 3, 3, 0));
+  EXPECT_THAT(got[1], ElementsAre(1, 2, 3, 2, 3, 0));
+  ExpectRoundTrip(largest->graph);
+  absl::StatusOr<ImportedModel> smallest = Import(TopKModel({4, 1}, 2, 0, 0, {2, 1}));
+  ASSERT_TRUE(smallest.ok()) << smallest.status();
+  got = EvalBoth(smallest->graph, {Floats({4, 1}, {4, 1, 3, 1})});
+  EXPECT_THAT(got[0], ElementsAre(1, 1));
+  EXPECT_THAT(got[1], ElementsAre(1, 3));
+}
+
+TEST(ImportArchOpsTest, TopKTellsMinusInfinityFromTakenPositions) {
+  const double inf = std::numeric_limits<double>::infinity();
+  absl::StatusOr<ImportedModel> imported = Import(TopKModel({3}, 3, 0, 1, {3}));
+  ASSERT_TRUE(imported.ok()) << imported.status();
+  std::vector<std::vector<double>> got = EvalBoth(imported->graph, {Floats({3}, {-inf, 2, -inf})});
+  EXPECT_THAT(got[0], ElementsAre(2, -inf, -inf));
+  EXPECT_THAT(got[1], ElementsAre(1, 0, 2));
 }
 
 }  // namespace

@@ -85,7 +85,7 @@ const std::map<std::string, OpConverter>& Table() {
       {"GatherElements", &ConvertGatherElements}, {"GatherND", &ConvertGatherND},
       {"ScatterND", &ConvertScatterND}, {"ScatterElements", &ConvertScatterElements},
       {"Einsum", &ConvertEinsum},
-      {"If", &ConvertIf}, {"ConvTranspose", &ConvertConvTranspose},
+      {"If", &ConvertIf}, {"ConvTranspose", &ConvertConvTranspose}, {"TopK", &ConvertTopK},
       {"Resize", {&ConvertResize, 10}}, {"Upsample", {&ConvertResize, 7, 9}},
   };
   return *table;
