@@ -18,6 +18,10 @@ absl::StatusOr<std::vector<int64_t>> NodeContext::ConstantInts(int i) {
 }
 
 absl::StatusOr<NodeId> NodeContext::Scalar(DType dtype, double value) {
+  // The value as `dtype` holds it, so the attribute says what the node
+  // computes and survives export (which stores it in `dtype`) and import
+  // unchanged: 0.044715 in an f32 graph is 0.044714998453855515.
+  if (IsFloat(dtype)) value = HostTensor::Full(TensorType(dtype, Shape()), value).GetDouble(0);
   Attributes attrs;
   attrs.Set("value", value);
   attrs.Set("dtype", dtype);

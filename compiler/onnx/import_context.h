@@ -45,7 +45,8 @@ class NodeContext {
   virtual absl::StatusOr<NodeId> Emit(Op op, absl::Span<const NodeId> operands,
                                       Attributes attrs = {}) = 0;
   virtual absl::StatusOr<NodeId> EmitConstant(HostTensor value) = 0;
-  // A scalar `full` of `dtype` (broadcasts against anything).
+  // A scalar `full` of `dtype` (broadcasts against anything), its value
+  // rounded to `dtype`.
   absl::StatusOr<NodeId> Scalar(DType dtype, double value);
   virtual const TensorType& type(NodeId id) const = 0;
   // The value of a constant node (or nullopt).
