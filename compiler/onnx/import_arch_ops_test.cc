@@ -572,5 +572,22 @@ TEST(ImportArchOpsTest, TopKTellsMinusInfinityFromTakenPositions) {
   EXPECT_THAT(got[1], ElementsAre(1, 0, 2));
 }
 
+TEST(ImportArchOpsTest, Conv3DSumsDepthTaps) {
+  // x [1,1,3,1,2] (depth 3), w [2,1,2,1,1]: output channel o at depth d is
+  // w[o,0] * x[d] + w[o,1] * x[d + 1], strided by 2 after a depth pad of 1
+  // at the end: depths 0 and 2 (the last reads the padding).
+  onnx::NodeProto node = MakeNode("Conv", {"x", "w", "b"}, {"y"}, "conv");
+  AddIntsAttr(node, "strides", {2, 1, 1});
+  AddIntsAttr(node, "pads", {0, 0, 0, 1, 0, 0});
+  absl::StatusOr<ImportedModel> imported = Import(MakeModel(
+      {node}, {{"x", kF32, {1, 1, 3, 1, 2}}}, {{"y", kF32, {1, 2, 2, 1, 2}}},
+      {FloatTensor("w", {2, 1, 2, 1, 1}, {1, 10, 2, -1}), FloatTensor("b", {2}, {0, 100})}));
+  ASSERT_TRUE(imported.ok()) << imported.status();
+  // x depths: [1, 2], [3, 4], [5, 6].
+  EXPECT_THAT(Eval(imported->graph, {Floats({1, 1, 3, 1, 2}, {1, 2, 3, 4, 5, 6})}),
+              ElementsAre(31, 42, 5, 6, 99, 100, 110, 112));
+  ExpectRoundTrip(imported->graph);
+}
+
 }  // namespace
 }  // namespace rk::compiler::onnx_io

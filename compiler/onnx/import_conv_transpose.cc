@@ -114,9 +114,12 @@ absl::Status ConvertConvTranspose(NodeContext& ctx) {
                                   " input channels in ", group, " groups"));
   }
   for (int a = 0; a < 2; ++a) {
+    constexpr int64_t kMax = int64_t{1} << 31;
     if (strides[a] < 1 || dilations[a] < 1 || out_pad[a] < 0 || pads[a] < 0 ||
-        pads[a + 2] < 0) {
-      return ctx.Error("strides and dilations must be >= 1, pads and output_padding >= 0");
+        pads[a + 2] < 0 || strides[a] > kMax || dilations[a] > kMax || out_pad[a] > kMax ||
+        pads[a] > kMax || pads[a + 2] > kMax) {
+      return ctx.Error(absl::StrCat("strides and dilations must be in [1, ", kMax,
+                                    "], pads and output_padding in [0, ", kMax, "]"));
     }
     if (out_pad[a] >= strides[a] && out_pad[a] >= dilations[a]) {
       return ctx.Error(absl::StrCat("output_padding ", out_pad[a],

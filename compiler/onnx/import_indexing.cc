@@ -26,8 +26,9 @@
 namespace rk::compiler::onnx_io {
 namespace {
 
-// Scatter results above this many elements are refused (the source map is a
-// constant of that size).
+// Scatters over more elements are refused (the source map is a constant of
+// the data's size, built on the host), and so are gathers whose position
+// constant (the indices' size) would be larger.
 constexpr int64_t kMaxScatterElements = int64_t{1} << 24;
 
 std::vector<int64_t> RowMajorStrides(const std::vector<int64_t>& dims) {
@@ -65,6 +66,10 @@ absl::StatusOr<NodeId> ToI64(NodeContext& ctx, NodeId x) {
 // sum over d of i[d] * weights[d].
 absl::StatusOr<NodeId> PositionConstant(NodeContext& ctx, const std::vector<int64_t>& dims,
                                         const std::vector<int64_t>& weights) {
+  if (Product(dims, 0, dims.size()) > kMaxScatterElements) {
+    return ctx.Unsupported(absl::StrCat("indices of more than ", kMaxScatterElements,
+                                        " elements"));
+  }
   HostTensor t(TensorType(DType::kI64, Shape(dims)));
   const std::vector<int64_t> strides = RowMajorStrides(dims);
   for (int64_t e = 0; e < t.num_elements(); ++e) {
@@ -191,8 +196,9 @@ absl::Status CheckScatterOperands(NodeContext& ctx, NodeId data, NodeId updates)
     return ctx.Error(absl::StrCat("updates ", ctx.type(updates).ToString(), " and data ",
                                   ctx.type(data).ToString(), " differ in dtype"));
   }
-  if (ctx.type(data).num_elements() > kMaxScatterElements) {
-    return ctx.Unsupported(absl::StrCat("a result of more than ", kMaxScatterElements,
+  if (ctx.type(data).num_elements() > kMaxScatterElements ||
+      ctx.type(updates).num_elements() > kMaxScatterElements) {
+    return ctx.Unsupported(absl::StrCat("data or updates of more than ", kMaxScatterElements,
                                         " elements"));
   }
   return absl::OkStatus();

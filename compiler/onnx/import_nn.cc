@@ -424,6 +424,7 @@ absl::Status ConvertConv(NodeContext& ctx) {
   RK_ASSIGN_OR_RETURN(NodeId x, ctx.Input(0));
   RK_ASSIGN_OR_RETURN(NodeId w, ctx.Input(1));
   const int rank = ctx.type(x).shape.rank();
+  if (rank == 5) return ConvertConv3d(ctx);
   if (rank != 3 && rank != 4) return ctx.Unsupported(absl::StrCat(rank - 2, "-D convolution"));
   const bool one_d = rank == 3;
   if (one_d) {

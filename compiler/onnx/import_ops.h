@@ -111,6 +111,9 @@ absl::Status ConvertPoolNd(NodeContext& ctx);
 // import_topk.cc (repeated argmax over the positions not yet taken)
 absl::Status ConvertTopK(NodeContext& ctx);
 
+// import_conv3d.cc: Conv over 3 spatial dims (ConvertConv hands it over)
+absl::Status ConvertConv3d(NodeContext& ctx);
+
 // import_pool_ceil.cc: widens `pads` ([begins..., ends...] over the spatial
 // dims of `x`) so that floor-mode windows give ONNX's ceil_mode=1 output;
 // refused, naming the node, when `counts_padding` (AveragePool's

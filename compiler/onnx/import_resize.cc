@@ -20,6 +20,9 @@
 namespace rk::compiler::onnx_io {
 namespace {
 
+// The tap tables are built on the host: an output axis stays below this.
+constexpr int64_t kMaxAxis = int64_t{1} << 24;
+
 struct Taps {
   // indices[t][o], weights[t][o] for tap t of output position o.
   std::vector<std::vector<int64_t>> indices;
@@ -215,11 +218,14 @@ absl::Status ConvertResize(NodeContext& ctx) {
     for (size_t k = 0; k < axes.size(); ++k) {
       if (!(scales[k] > 0)) return ctx.Error(absl::StrCat("scale ", scales[k], " is not positive"));
       scale[k] = scales[k];
-      out[k] = static_cast<int64_t>(std::floor(type.shape.dim(axes[k]) * scales[k]));
+      const double size = std::floor(type.shape.dim(axes[k]) * scales[k]);
+      if (!(size <= kMaxAxis)) return ctx.Unsupported(absl::StrCat("an output axis of ", size));
+      out[k] = static_cast<int64_t>(size);
     }
   } else {
     for (size_t k = 0; k < axes.size(); ++k) {
       if (sizes[k] < 0) return ctx.Error(absl::StrCat("size ", sizes[k], " is negative"));
+      if (sizes[k] > kMaxAxis) return ctx.Unsupported(absl::StrCat("an output axis of ", sizes[k]));
       out[k] = sizes[k];
       scale[k] = static_cast<double>(sizes[k]) / static_cast<double>(type.shape.dim(axes[k]));
     }
@@ -231,7 +237,9 @@ absl::Status ConvertResize(NodeContext& ctx) {
       for (double v : scale) s = policy == "not_larger" ? std::min(s, v) : std::max(s, v);
       for (size_t k = 0; k < axes.size(); ++k) {
         scale[k] = s;
-        out[k] = static_cast<int64_t>(std::round(s * type.shape.dim(axes[k])));
+        const double size = std::round(s * type.shape.dim(axes[k]));
+        if (!(size <= kMaxAxis)) return ctx.Unsupported(absl::StrCat("an output axis of ", size));
+        out[k] = static_cast<int64_t>(size);
       }
     }
   }
