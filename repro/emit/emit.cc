@@ -221,7 +221,11 @@ absl::StatusOr<EmitResult> EmitRepro(const EmitRequest& request) {
   spec.backend = check.backend;
   if (const Json* b = bundle.environment.Find("backend"); b != nullptr && b->is_object()) {
     absl::StatusOr<std::string> bname = b->GetString("name"), bversion = b->GetString("version");
-    if (bname.ok() && bversion.ok()) spec.backend_version = absl::StrCat(*bname, " ", *bversion);
+    if (bname.ok() && bversion.ok()) {
+      // Versions may already name the backend ("onnxruntime 1.30.0 (node)").
+      spec.backend_version =
+          absl::StartsWith(*bversion, *bname) ? *bversion : absl::StrCat(*bname, " ", *bversion);
+    }
   }
   spec.summary = absl::StrCat("Graph @", bundle.graph.name(), " (", bundle.graph.num_nodes(),
                               " nodes), expected failure ", result.signature, ".");

@@ -127,7 +127,8 @@ std::string RecordedBackend(const Bundle& bundle) {
   if (b == nullptr || !b->is_object()) return bundle.options.backend;
   absl::StatusOr<std::string> name = b->GetString("name"), version = b->GetString("version");
   if (!name.ok() || !version.ok()) return bundle.options.backend;
-  return absl::StrCat(*name, " ", *version);
+  // Versions may already name the backend ("onnxruntime 1.30.0 (node)").
+  return absl::StartsWith(*version, *name) ? *version : absl::StrCat(*name, " ", *version);
 }
 
 // The runner also serves the built-in compiler through the backend protocol
