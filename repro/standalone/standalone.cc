@@ -167,11 +167,12 @@ absl::StatusOr<std::vector<std::string>> WriteStandalone(const StandaloneRequest
     return absl::InvalidArgumentError(
         absl::StrCat(dir_text, " exists and is not empty: name a new directory"));
   }
+  // The references first: a refused graph leaves no directory behind.
+  absl::StatusOr<References> refs = ComputeReferences(r);
+  if (!refs.ok()) return refs.status();
   fs::create_directories(dir, ec);
   if (ec) return absl::InvalidArgumentError(absl::StrCat("cannot create ", dir_text, ": ",
                                                          ec.message()));
-  absl::StatusOr<References> refs = ComputeReferences(r);
-  if (!refs.ok()) return refs.status();
 
   std::vector<std::string> files;
   Json spec = Json::MakeObject();

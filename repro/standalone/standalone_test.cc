@@ -143,9 +143,10 @@ graph @g(%a: i32[2], %b: i32[2]) {
 })");
   r.inputs = {HostTensor(compiler::TensorType{DType::kI32, {2}}),
               HostTensor(compiler::TensorType{DType::kI32, {2}})};
-  absl::StatusOr<std::vector<std::string>> files =
-      WriteStandalone(r, TempDir("ub_standalone").string());
+  const fs::path dir = TempDir("ub_standalone");
+  absl::StatusOr<std::vector<std::string>> files = WriteStandalone(r, dir.string());
   ASSERT_FALSE(files.ok());
+  EXPECT_FALSE(fs::exists(dir));  // nothing left behind
   EXPECT_TRUE(absl::StrContains(files.status().message(), "undefined behavior"))
       << files.status();
 }
