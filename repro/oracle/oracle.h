@@ -1,6 +1,10 @@
 // The oracle: compiles and runs a graph, computes the references, and judges.
 //
 // For one (graph, inputs, options):
+//   0. after the compiler ran (or failed, or crashed): when the references
+//      meet undefined behavior (compiler/reference/undefined_behavior.h) the
+//      verdict is cannot_judge "undefined behavior at %node: what", whatever
+//      the compiler did (docs/DIFFERENTIAL.md);
 //   1. compile (a Status error is a compile_error verdict);
 //   2. run the executable twice: results that differ bitwise are a
 //      nondeterministic verdict (checked before accuracy, so run-to-run noise
