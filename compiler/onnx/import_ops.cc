@@ -82,9 +82,10 @@ const std::map<std::string, OpConverter>& Table() {
       {"DepthToSpace", &ConvertSpaceDepth}, {"SpaceToDepth", &ConvertSpaceDepth},
       {"Trilu", &ConvertTrilu},
       // Indexing through a flat gather.
-      {"GatherElements", &ConvertGatherElements}, {"GatherND", &ConvertGatherND},
-      {"ScatterND", &ConvertScatterND}, {"ScatterElements", &ConvertScatterElements},
-      {"Einsum", &ConvertEinsum},
+      {"GatherElements", {&ConvertGatherElements, 11}}, {"GatherND", {&ConvertGatherND, 11}},
+      {"ScatterND", {&ConvertScatterND, 11}},
+      {"ScatterElements", {&ConvertScatterElements, 11}},
+      {"Einsum", {&ConvertEinsum, 12}},
       {"If", &ConvertIf}, {"ConvTranspose", &ConvertConvTranspose}, {"TopK", &ConvertTopK},
       {"Resize", {&ConvertResize, 10}}, {"Upsample", {&ConvertResize, 7, 9}},
   };
