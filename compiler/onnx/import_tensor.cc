@@ -418,9 +418,10 @@ absl::Status ConvertSplit(NodeContext& ctx) {
       return ctx.Error(absl::StrCat("dim ", d, " does not split into ", outputs,
                                     " equal parts (before opset 18 it must)"));
     }
-    // Opset 18: parts of ceil(d / n), the last one smaller. A split where
-    // that leaves the last part nothing, or less, follows the rule while
-    // the last part is >= 0 (9 into 4: 3,3,3,0) and is refused below it.
+    // Opset 18: parts of ceil(d / n), the last one smaller. Where that
+    // leaves the last part empty (9 into 4: 3,3,3,0) the rule as written is
+    // followed (ONNX Runtime refuses such a node); a negative last part
+    // (5 into 4) is refused.
     const int64_t part = (d + outputs - 1) / outputs;
     const int64_t last = d - part * (outputs - 1);
     if (last < 0) {

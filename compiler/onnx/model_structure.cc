@@ -67,11 +67,11 @@ absl::Status CheckModelStructure(const onnx::ModelProto& model) {
     if (absl::Status s = define(t.name(), "an initializer"); !s.ok()) return s;
   }
   for (const onnx::ValueInfoProto& v : g.input()) {
+    // An initializer may also be listed as an input (IR < 4 requires it);
+    // its type is the initializer's.
+    if (defined.contains(v.name())) continue;
     if (absl::Status s = CheckValueType(v, "input"); !s.ok()) return s;
-    // An initializer may also be listed as an input (IR < 4 requires it).
-    if (!defined.contains(v.name())) {
-      if (absl::Status s = define(v.name(), "a graph input"); !s.ok()) return s;
-    }
+    if (absl::Status s = define(v.name(), "a graph input"); !s.ok()) return s;
   }
   for (const onnx::NodeProto& n : g.node()) {
     if (n.op_type().empty()) return Malformed("a node without an op type");
