@@ -180,9 +180,40 @@ bool StartsPath(std::string_view m, size_t i) {
   return p == ' ' || p == '\'' || p == '"' || p == '(' || p == '[' || p == '=' || p == ',';
 }
 
+// What a Python-based compiler (PyTorch's Dynamo and Inductor) appends to an
+// error names the graph, not the cause: the user code and FX node it was
+// tracing, and a call's argument dump ("(*(FakeTensor(..., size=(2, 2)),
+// [2, 2]), **{})"). A Python traceback keeps its exception line.
+std::string DropContext(std::string_view m) {
+  std::string text(m);
+  if (size_t tb = text.find("Traceback (most recent call last):"); tb != std::string::npos) {
+    std::string last;
+    for (absl::string_view line : absl::StrSplit(text.substr(tb), '\n')) {
+      if (line.find_first_not_of(" \t\r") != std::string_view::npos) last = std::string(line);
+    }
+    text = absl::StrCat(text.substr(0, tb), last);
+  }
+  for (const char* marker : {"\nfrom user code:", "\nWhile executing ", "\nOriginal traceback:"}) {
+    if (size_t at = text.find(marker); at != std::string::npos) text.resize(at);
+  }
+  for (size_t at = text.find("(*("); at != std::string::npos; at = text.find("(*(", at + 1)) {
+    int depth = 0;
+    size_t end = at;
+    for (; end < text.size(); ++end) {
+      if (text[end] == '(' || text[end] == '[' || text[end] == '{') ++depth;
+      if ((text[end] == ')' || text[end] == ']' || text[end] == '}') && --depth == 0) break;
+    }
+    if (end == text.size()) break;
+    text.replace(at, end - at + 1, "(ARGS)");
+  }
+  return text;
+}
+
 }  // namespace
 
-std::string NormalizeMessage(std::string_view m) {
+std::string NormalizeMessage(std::string_view raw) {
+  const std::string context_free = DropContext(raw);
+  const std::string_view m = context_free;
   std::string out;
   for (size_t i = 0; i < m.size();) {
     char c = m[i];

@@ -20,7 +20,10 @@
 // "4x8"), node names (%foo) and generated names ("v9", "v9_2", "n12",
 // "Add_3": trailing digit runs), file paths (also in parentheses), hex
 // addresses, quoted values; dtype words ("f32", "int64") and ops with digits
-// ("atan2", "conv2d") are kept. It is idempotent, and Parse normalizes a
+// ("atan2", "conv2d") are kept. What a Python-based compiler appends about
+// the graph goes first: Dynamo's "from user code:" frames and FX node, a
+// call's argument dump "(*(...), **{...})", a traceback's frames (its last
+// line stays). It is idempotent, and Parse normalizes a
 // recorded compile error again, so bundles written under older rules match.
 //
 // Tested by repro/oracle/signature_test.cc.

@@ -51,6 +51,35 @@ TEST(NormalizeMessageTest, ExternalBackendMessagesOfOneCauseAgree) {
   EXPECT_EQ(NormalizeMessage("can't fuse 'v3'"), "can't fuse 'S'");
 }
 
+// PyTorch's messages end with the user code and FX node being traced and
+// carry the failing call's arguments: different in every graph, the same
+// cause (as seen from torch.compile 2.11 on CUDA).
+TEST(NormalizeMessageTest, PythonCompilerContextIsNotTheCause) {
+  const std::string head =
+      "TorchRuntimeError: RuntimeError when making fake tensor call\n  Explanation: Dynamo "
+      "failed to run FX node with fake tensors: call_function <built-in method broadcast_to of "
+      "type object at 0x7f77ad33e180>";
+  const std::string tail =
+      ": got RuntimeError('expand: the requested shape has too few dimensions!')\n  Hint: see "
+      "https://meta-pytorch.github.io/compile-graph-break-site/gb/gb4315.html\nfrom user code:\n"
+      "   File \"<eval_with_key>.808\", line 7, in forward\n    rk_broadcast_to = "
+      "__main___rk_broadcast_to(";
+  const std::string a = NormalizeMessage(
+      head + "(*(FakeTensor(..., device='cuda:0', size=(2, 1, 1), dtype=torch.bool), [2, 2]), "
+             "**{})" + tail + "rk_gather, [2, 2]);  rk_gather = None");
+  const std::string b = NormalizeMessage(
+      head + "(*(FakeTensor(..., device='cuda:0', size=(1,)), []), **{})" + tail +
+      "round_1, []);  round_1 = None");
+  EXPECT_EQ(a, b);
+  EXPECT_NE(a.find("broadcast_to"), std::string::npos) << a;
+  EXPECT_NE(a.find("got RuntimeError"), std::string::npos) << a;
+  EXPECT_EQ(a.find("user code"), std::string::npos) << a;
+  // A traceback: its exception line is the message.
+  EXPECT_EQ(NormalizeMessage("Traceback (most recent call last):\n  File \"/x/serve\", line 12, in "
+                             "run\n    y = f(v9)\nValueError: bad axis 3\n"),
+            "ValueError: bad axis N");
+}
+
 // Normalizing twice changes nothing, so a compile error recorded under
 // older rules (a bundle's expected signature) parses as today's.
 TEST(NormalizeMessageTest, IdempotentAndOldRecordsReadAsNew) {
