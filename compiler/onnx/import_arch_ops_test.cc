@@ -474,6 +474,20 @@ TEST(ImportArchOpsTest, ConvTranspose1DStridesPadsAndOutputPadding) {
               ElementsAre(10, 2, 20, 3, 30, 0));
 }
 
+TEST(ImportArchOpsTest, ConvTransposeOutputShapeSetsThePads) {
+  // Full output 6 ([1, 10, 2, 20, 3, 30]); output_shape 5 trims one at the
+  // start (the odd one of the total goes first unless SAME_UPPER).
+  onnx::NodeProto node = MakeNode("ConvTranspose", {"x", "w"}, {"y"}, "deconv");
+  AddIntsAttr(node, "strides", {2});
+  AddIntsAttr(node, "output_shape", {5});
+  absl::StatusOr<ImportedModel> imported =
+      Import(MakeModel({node}, {{"x", kF32, {1, 1, 3}}}, {{"y", kF32, {1, 1, 5}}},
+                       {FloatTensor("w", {1, 1, 2}, {1, 10})}));
+  ASSERT_TRUE(imported.ok()) << imported.status();
+  EXPECT_THAT(Eval(imported->graph, {Floats({1, 1, 3}, {1, 2, 3})}),
+              ElementsAre(10, 2, 20, 3, 30));
+}
+
 TEST(ImportArchOpsTest, ConvTranspose2DSwapsChannelsPerGroup) {
   onnx::NodeProto node = MakeNode("ConvTranspose", {"x", "w", "b"}, {"y"}, "deconv");
   absl::StatusOr<ImportedModel> imported = Import(MakeModel(

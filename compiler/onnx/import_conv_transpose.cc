@@ -5,7 +5,11 @@
 // it with padding dilation * (kernel - 1) - pad at each side (output_padding
 // added at the end; negative padding crops). Output size per axis:
 // stride * (in - 1) + output_padding + dilation * (kernel - 1) + 1 - pads.
-// Refused: output_shape, auto_pad SAME_*.
+// output_shape and auto_pad SAME_* set the pads from the output wanted
+// (output_shape, or in * stride for SAME): the total
+// stride * (in - 1) + output_padding + dilation * (kernel - 1) + 1 - out is
+// split with the odd one at the end for SAME_UPPER, at the start otherwise;
+// a negative total (a larger output) all at the end.
 #include <string>
 #include <vector>
 
@@ -90,9 +94,9 @@ absl::Status ConvertConvTranspose(NodeContext& ctx) {
   if (ctx.type(w).shape.rank() != rank) {
     return ctx.Error(absl::StrCat("weights ", ctx.type(w).ToString(), " must have rank ", rank));
   }
-  if (ctx.FindAttr("output_shape") != nullptr) return ctx.Unsupported("output_shape");
   RK_ASSIGN_OR_RETURN(std::string auto_pad, ctx.AttrString("auto_pad", "NOTSET"));
-  if (auto_pad != "NOTSET" && auto_pad != "VALID") {
+  if (auto_pad != "NOTSET" && auto_pad != "VALID" && auto_pad != "SAME_UPPER" &&
+      auto_pad != "SAME_LOWER") {
     return ctx.Unsupported(absl::StrCat("auto_pad '", auto_pad, "'"));
   }
   const int spatial = rank - 2;
@@ -124,6 +128,29 @@ absl::Status ConvertConvTranspose(NodeContext& ctx) {
     if (out_pad[a] >= strides[a] && out_pad[a] >= dilations[a]) {
       return ctx.Error(absl::StrCat("output_padding ", out_pad[a],
                                     " must be below the stride or the dilation"));
+    }
+  }
+  const bool has_shape = ctx.FindAttr("output_shape") != nullptr;
+  if (has_shape || auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+    RK_ASSIGN_OR_RETURN(std::vector<int64_t> target,
+                        Spatial(ctx, "output_shape", spatial, 1, 1));
+    for (int a = 0; a < 2; ++a) {
+      const int64_t in = ctx.type(x).shape.dim(2 + a);
+      const int64_t full = strides[a] * (in - 1) + out_pad[a] + dilations[a] * (ws[2 + a] - 1) + 1;
+      const int64_t want = has_shape ? target[a] : in * strides[a];
+      if (want < 1 || want > (int64_t{1} << 31)) {
+        return ctx.Error(absl::StrCat("output size ", want, " is out of range"));
+      }
+      const int64_t total = full - want;
+      const int64_t small = total / 2, large = total - total / 2;
+      pads[a] = auto_pad == "SAME_UPPER" ? small : large;
+      pads[a + 2] = auto_pad == "SAME_UPPER" ? large : small;
+      if (total < 0) {
+        // A larger output than the full one grows at the end, as
+        // output_padding does (ONNX's own cases).
+        pads[a] = 0;
+        pads[a + 2] = total;
+      }
     }
   }
   // Weights [Cin, Cout/g, kH, kW] -> [Cout, Cin/g, kH, kW], kernel flipped.
