@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -28,6 +29,7 @@
 #include "repro/emit/workspace.h"
 #include "repro/oracle/oracle.h"
 #include "repro/oracle/signature.h"
+#include "repro/triage/triage.h"
 #include "testing/fuzz/campaign_state.h"
 #include "testing/fuzz/finding_signature.h"
 #include "testing/fuzz/gradient_marks.h"
@@ -167,6 +169,7 @@ class Campaign {
   void Process(int64_t index);
   void HandleFailure(const Graph& graph, const std::vector<HostTensor>& inputs, const Config& config,
                      const repro::Verdict& verdict, int64_t index, uint64_t seed);
+  std::string TriageFinding(const minifier::Candidate& best, const Config& config);
   void Publish(FindingRecord record, const minifier::Candidate& best,
                const repro::Verdict& verdict, const Config& config,
                const std::string& parent_hash);
@@ -689,6 +692,21 @@ void Campaign::HandleFailure(const Graph& graph, const std::vector<HostTensor>& 
   Publish(std::move(record), best, final_verdict, config, parent_hash);
 }
 
+// The class of a new finding across its target's knobs and the built-in
+// compiler (repro/triage/triage.h), judged by the campaign's oracle.
+std::string Campaign::TriageFinding(const minifier::Candidate& best, const Config& config) {
+  std::optional<repro::BackendHello> hello;
+  if (config.options.external()) {
+    absl::StatusOr<repro::BackendHello> h = oracle_->Backend(config.options.backend);
+    if (!h.ok()) return absl::StrCat("not triaged: ", h.status().message());
+    hello = *h;
+  }
+  const repro::Triage t = repro::RunTriage(
+      best.graph, repro::PlanProbes(config.options, hello ? &*hello : nullptr),
+      [&](const compiler::CompileOptions& o) { return oracle_->Judge(best.graph, best.inputs, o); });
+  return absl::StrCat(std::string(repro::TriageClassName(t.cls)), ": ", t.explanation);
+}
+
 void Campaign::Publish(FindingRecord record, const minifier::Candidate& best,
                        const repro::Verdict& verdict, const Config& config,
                        const std::string& parent_hash) {
@@ -702,6 +720,7 @@ void Campaign::Publish(FindingRecord record, const minifier::Candidate& best,
   absl::Status s = repro::Capture(best.graph, best.inputs, config.options, verdict,
                                   (dir / "min").string(), capture);
   if (!s.ok()) record.emit_error = absl::StrCat("capture: ", s.message());
+  record.triage = TriageFinding(best, config);
   if (s.ok() && options_.emit) {
     repro::EmitRequest request;
     request.bundle_dir = (dir / "min").string();

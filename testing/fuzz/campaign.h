@@ -101,6 +101,11 @@ struct FindingRecord {
   std::string options;            // compile options, text form
   std::string message;
   std::string accuracy_subkind;
+  // `reprokit triage` of the minimized graph (repro/triage/triage.h), for new
+  // findings: "optimizer bug: fails only with optimizations from level basic".
+  // Not kept in the campaign's state: a resumed campaign shows it for the
+  // findings of its own run.
+  std::string triage;
   uint64_t graph_seed = 0;
   int64_t iteration = 0;          // global index
   int64_t original_nodes = 0;

@@ -58,6 +58,8 @@ TEST(CampaignTest, FindsMinimizesAndDedupsAPlantedFault) {
   EXPECT_EQ(f.minimized_nodes, 1) << f.minimized_graph;
   EXPECT_NE(f.minimized_graph.find("relu("), std::string::npos);
   EXPECT_TRUE(f.new_this_run);
+  // Triaged (repro/triage): the planted op fault fails at every opt_level.
+  EXPECT_EQ(f.triage, "kernel bug: fails at every level (0, 1, 2)");
   for (const char* file : {"summary.json", "summary.md", "junit.xml", "state.json"}) {
     EXPECT_TRUE(fs::exists(fs::path(out) / file)) << file;
   }

@@ -189,6 +189,7 @@ std::string SummaryMarkdown(const CampaignSummary& s) {
     absl::StrAppend(&md, "- signature: `", f.signature, "`\n- configuration: ", f.config,
                     " (`", f.options.empty() ? "defaults" : f.options, "`)\n");
     absl::StrAppend(&md, "- verdict: ", f.message, "\n");
+    if (!f.triage.empty()) absl::StrAppend(&md, "- triage: ", f.triage, "\n");
     absl::StrAppendFormat(&md, "- hits: %d; minimized %d -> %d nodes in %.1f s (%d oracle calls%s)\n",
                           f.hits, f.original_nodes, f.minimized_nodes, f.minimize_seconds,
                           f.oracle_calls, f.minimize_complete ? "" : ", cut short");
