@@ -25,6 +25,7 @@ absl::Status Capture(const compiler::Graph& graph, const std::vector<compiler::H
     return absl::InvalidArgumentError(
         absl::StrCat("the graph has ", ids.size(), " inputs, ", inputs.size(), " values given"));
   }
+  std::vector<compiler::RandomSpec> specs = compiler::SeededInputSpecs(graph);
   for (size_t i = 0; i < ids.size(); ++i) {
     BundleInput in;
     in.name = graph.DisplayName(ids[i]);
@@ -32,7 +33,7 @@ absl::Status Capture(const compiler::Graph& graph, const std::vector<compiler::H
     if (capture_options.seed.has_value()) {
       in.source = BundleInput::Source::kRandom;
       in.seed = compiler::SeedForInput(*capture_options.seed, static_cast<int>(i));
-      in.random = compiler::DefaultInputSpec(in.type.dtype);
+      in.random = specs[i];
     }
     bundle.inputs.push_back(std::move(in));
   }
