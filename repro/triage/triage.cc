@@ -8,6 +8,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
+#include "absl/strings/ascii.h"
 #include "compiler/ir/op.h"
 
 namespace rk::repro {
@@ -328,6 +330,9 @@ std::string FormatTriage(const Triage& t) {
     std::string verdict = row.judged ? Row0Kind(row.verdict) : "not judged";
     std::string evidence = row.judged ? row.verdict.message : row.error;
     if (row.judged && row.verdict.kind == VerdictKind::kPass) evidence.clear();
+    // One line per row: messages of external compilers carry newlines.
+    std::replace(evidence.begin(), evidence.end(), '\n', ' ');
+    evidence = std::string(absl::StripAsciiWhitespace(evidence));
     // Long messages keep their head and their tail, where errors name the cause.
     if (evidence.size() > 100) {
       evidence = evidence.substr(0, 45) + " ... " + evidence.substr(evidence.size() - 50);

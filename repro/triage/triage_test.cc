@@ -127,7 +127,7 @@ Triage TriageOrt(const std::vector<std::string>& failing, const Verdict& bad,
 TEST(ClassifyTest, OptimizerBugNamesTheLowestFailingLevel) {
   Verdict err;
   err.kind = VerdictKind::kCompileError;
-  err.message = "FuseReluClip: Unexpected data type";
+  err.message = "FuseReluClip: Unexpected data type\n";
   Triage t = TriageOrt({"basic", "extended", "all"}, err);
   EXPECT_EQ(t.cls, TriageClass::kOptimizerBug);
   EXPECT_EQ(t.explanation, "fails only with optimizations from level basic");
@@ -136,6 +136,9 @@ TEST(ClassifyTest, OptimizerBugNamesTheLowestFailingLevel) {
   EXPECT_TRUE(absl::StrContains(table, "graph_optimization_level=disable")) << table;
   EXPECT_TRUE(absl::StrContains(table, "compile_error")) << table;
   EXPECT_TRUE(absl::StrContains(table, "class:    optimizer bug")) << table;
+  // One line per row: the message's newline is gone.
+  EXPECT_TRUE(absl::StrContains(table, "Unexpected data type\n  graph_optimization_level=disable"))
+      << table;
 }
 
 TEST(ClassifyTest, NonMonotoneLevelsAreListed) {
