@@ -146,6 +146,18 @@ TEST(ImportArchOpsTest, GatherElementsWithRunTimeIndices) {
   EXPECT_THAT(Eval(imported->graph,
                    {Floats({2, 3}, {1, 2, 3, 4, 5, 6}), Int64s({2, 2}, {0, -1, 2, 5})}),
               ElementsAre(1, 3, 6, 0));
+  // ONNX makes an index out of range an error: the reference reports it,
+  // also where the flat position would be in range (3 in row 0 is flat 3).
+  absl::StatusOr<EvalResult> result = Evaluate(
+      imported->graph, {Floats({2, 3}, {1, 2, 3, 4, 5, 6}), Int64s({2, 2}, {3, -1, 2, 1})});
+  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_TRUE(result->undefined.has_value());
+  EXPECT_THAT(result->undefined->Message(), HasSubstr("gather index"));
+  EXPECT_EQ(result->outputs[0].GetDouble(0), 0);
+  result = Evaluate(imported->graph,
+                    {Floats({2, 3}, {1, 2, 3, 4, 5, 6}), Int64s({2, 2}, {0, -1, 2, 1})});
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_FALSE(result->undefined.has_value());
   ExpectRoundTrip(imported->graph);
 }
 

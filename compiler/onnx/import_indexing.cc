@@ -3,7 +3,8 @@
 // - GatherElements and GatherND with any indices: the flat position of each
 //   read is computed with integer ops (folded at import when the indices are
 //   known), negative indices count from the end, and an index out of range
-//   gives 0 as reprokit's gather does (a `where` on the range check, since a
+//   (ONNX: an error) is sent out of the flat data's range, so the gather
+//   reads 0 and the reference interpreter reports undefined behavior (a
 //   flat position can be in range while one coordinate is not);
 // - ScatterND and ScatterElements with indices known at import: the source
 //   of every result element (an update element, or the data) is computed on
@@ -104,11 +105,15 @@ bool AllTrue(const NodeContext& ctx, NodeId id) {
   return true;
 }
 
-// where(valid, value, 0), or `value` when every position is known valid.
-absl::StatusOr<NodeId> ZeroWhereInvalid(NodeContext& ctx, NodeId valid, NodeId value) {
-  if (AllTrue(ctx, valid)) return value;
-  RK_ASSIGN_OR_RETURN(NodeId zero, ctx.Scalar(ctx.type(value).dtype, 0));
-  return ctx.Emit(Op::kWhere, {valid, value, zero});
+// `positions` where `valid`, else `rows` (one past the flat data's rows):
+// an index out of range stays out of range for the gather, which reads 0
+// there and which the reference interpreter reports as undefined behavior,
+// as ONNX makes it an error. Unchanged when every position is known valid.
+absl::StatusOr<NodeId> OutOfRangeWhereInvalid(NodeContext& ctx, NodeId valid, NodeId positions,
+                                              int64_t rows) {
+  if (AllTrue(ctx, valid)) return positions;
+  RK_ASSIGN_OR_RETURN(NodeId past, ctx.Scalar(DType::kI64, static_cast<double>(rows)));
+  return ctx.Emit(Op::kWhere, {valid, positions, past});
 }
 
 absl::StatusOr<NodeId> GatherFlat(NodeContext& ctx, NodeId flat_data, NodeId positions) {
@@ -235,9 +240,10 @@ absl::Status ConvertGatherElements(NodeContext& ctx) {
   RK_ASSIGN_OR_RETURN(NodeId along, ctx.Emit(Op::kMul, {wrapped, stride}));
   RK_ASSIGN_OR_RETURN(NodeId base, PositionConstant(ctx, index_dims, weights));
   RK_ASSIGN_OR_RETURN(NodeId positions, ctx.Emit(Op::kAdd, {base, along}));
-  RK_ASSIGN_OR_RETURN(NodeId flat, Reshape(ctx, data, {ctx.type(data).num_elements()}));
-  RK_ASSIGN_OR_RETURN(NodeId gathered, GatherFlat(ctx, flat, positions));
-  RK_ASSIGN_OR_RETURN(NodeId r, ZeroWhereInvalid(ctx, valid, gathered));
+  const int64_t total = ctx.type(data).num_elements();
+  RK_ASSIGN_OR_RETURN(positions, OutOfRangeWhereInvalid(ctx, valid, positions, total));
+  RK_ASSIGN_OR_RETURN(NodeId flat, Reshape(ctx, data, {total}));
+  RK_ASSIGN_OR_RETURN(NodeId r, GatherFlat(ctx, flat, positions));
   ctx.SetOutput(0, r);
   return absl::OkStatus();
 }
@@ -303,15 +309,9 @@ absl::Status ConvertGatherND(NodeContext& ctx) {
       RK_ASSIGN_OR_RETURN(valid, ctx.Emit(Op::kAnd, {valid, in_range}));
     }
   }
+  RK_ASSIGN_OR_RETURN(positions, OutOfRangeWhereInvalid(ctx, valid, positions, flat_dims[0]));
   RK_ASSIGN_OR_RETURN(NodeId flat, Reshape(ctx, data, flat_dims));
-  RK_ASSIGN_OR_RETURN(NodeId gathered, GatherFlat(ctx, flat, positions));
-  if (!AllTrue(ctx, valid)) {
-    // valid [prefix] broadcast over the gathered slices' dims.
-    std::vector<int64_t> valid_dims = prefix;
-    valid_dims.resize(prefix.size() + flat_dims.size() - 1, 1);
-    RK_ASSIGN_OR_RETURN(valid, Reshape(ctx, valid, valid_dims));
-  }
-  RK_ASSIGN_OR_RETURN(NodeId r, ZeroWhereInvalid(ctx, valid, gathered));
+  RK_ASSIGN_OR_RETURN(NodeId r, GatherFlat(ctx, flat, positions));
   ctx.SetOutput(0, r);
   return absl::OkStatus();
 }
