@@ -91,14 +91,20 @@ def _hint(d):
     return int(hint) if hint is not None else int(d)
 
 
-def real_inputs(example_inputs, seed=0):
+def real_mode():
+    """A context where tensors are real: inside Inductor's inner compile a fake
+    tensor mode is active, and running the graph there on real tensors fails
+    ("Please convert all Tensors to FakeTensors first")."""
     try:
         from torch._subclasses.fake_tensor import unset_fake_temporarily
-        ctx = unset_fake_temporarily()
+        return unset_fake_temporarily()
     except ImportError:
         import contextlib
-        ctx = contextlib.nullcontext()
-    with ctx:
+        return contextlib.nullcontext()
+
+
+def real_inputs(example_inputs, seed=0):
+    with real_mode():
         return [_real(t, seed + i) for i, t in enumerate(example_inputs)]
 
 
@@ -170,6 +176,10 @@ class GraphCapture:
             raise
         if self.level == "compile":
             return compiled
+        with real_mode():
+            return self._check(gm_copy, example_inputs, compiled, kind)
+
+    def _check(self, gm_copy, example_inputs, compiled, kind):
         inputs = real_inputs(example_inputs)
         try:
             with torch.no_grad():
@@ -210,6 +220,10 @@ class GraphCapture:
         return {}
 
     def _save(self, gm, inputs, kind, verdict):
+        with real_mode():
+            return self._save_real(gm, inputs, kind, verdict)
+
+    def _save_real(self, gm, inputs, kind, verdict):
         self.failures.append((kind, gm, real_inputs(inputs)))
         if not self.out:
             return None
