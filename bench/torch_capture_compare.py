@@ -332,6 +332,7 @@ def flow_pytorch(model, args):
         return result
     launcher = launchers[-1]
     started = time.monotonic()
+    started_wall = time.time()  # file times are wall-clock: compare them with this
     try:
         q = subprocess.run([sys.executable, launcher], cwd=os.path.dirname(launcher), env=env,
                            capture_output=True, text=True, timeout=args.timeout)
@@ -347,8 +348,12 @@ def flow_pytorch(model, args):
     result["launcher_seconds"] = time.monotonic() - started
     result["wall_seconds"] = run_seconds + result["launcher_seconds"]
     repros = [r for r in glob.glob(os.path.join(work, "**", "repro.py"), recursive=True)
-              if os.path.getmtime(r) >= started - 1]
-    if repros:
+              if os.path.getmtime(r) >= started_wall - 1]
+    if result.get("launcher_exit") != 0:
+        # A repro.py of the user's run is the whole graph, not a minimized one.
+        result["error"] = "minifier launcher failed: %s" % (
+            result.get("launcher_last_error") or "exit %s" % result.get("launcher_exit"))
+    elif repros:
         with open(sorted(repros, key=os.path.getmtime)[-1]) as f:
             text = f.read()
         result["final_nodes"] = len(re.findall(r"torch\.ops\.(aten|prims)\.", text))
