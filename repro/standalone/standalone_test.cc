@@ -134,6 +134,24 @@ TEST(WriteStandaloneTest, OnnxRuntimeFilesAndTheRule) {
   EXPECT_FALSE(WriteStandalone(MeanRequest(), dir.string()).ok());
 }
 
+// Inductor's planted bugs are PyTorch's own config keys: the torch repro.py
+// keeps them (a captured torch.compile bug planted that way reproduces).
+TEST(WriteStandaloneTest, InductorKeepsItsOwnPlantedBugSetting) {
+  StandaloneRequest r = MeanRequest();
+  r.options.backend = "torch_inductor";
+  r.options.backend_options = {"triton.inject_relu_bug_TESTING_ONLY:accuracy",
+                               "inject_bug_TESTING_ONLY:accuracy"};
+  const fs::path dir = TempDir("torch_standalone_planted");
+  absl::StatusOr<std::vector<std::string>> files = WriteStandalone(r, dir.string());
+  ASSERT_TRUE(files.ok()) << files.status();
+  absl::StatusOr<Json> spec = ParseJson(ReadFile(dir / "expected.json"));
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  const Json* options = spec->Find("options");
+  ASSERT_NE(options, nullptr);
+  EXPECT_EQ(*options->GetString("triton.inject_relu_bug_TESTING_ONLY"), "accuracy");
+  EXPECT_FALSE(options->Contains("inject_bug_TESTING_ONLY"));  // not a torch config key
+}
+
 TEST(WriteStandaloneTest, UndefinedBehaviorInTheReferenceIsRefused) {
   StandaloneRequest r = MeanRequest();
   r.graph = ParseOrDie(R"(
