@@ -22,6 +22,13 @@
 #   tools/run_device_gpu.sh cuda_oracle [N...]  # capture + minify of relu:accuracy in the
 #                                     # N-node DAGs (default 200 1000) with the cpu and the
 #                                     # cuda oracle: wall time, calls, time a call
+#   tools/run_device_gpu.sh campaigns [S] [NAMES]  # fuzz campaigns of S seconds (600) started
+#                                     # in sessions of their own (setsid), so they outlive the
+#                                     # call: inductor (torch_inductor@cuda -j 6), xla
+#                                     # (jax_xla@cuda -j 4), gpu (cpu + cpu-O0 + cuda vs fp64,
+#                                     # -j 4); NAMES picks some (comma-separated)
+#   tools/run_device_gpu.sh collect [S]  # waits up to S seconds (600) for those campaigns to end,
+#                                     # then brings back each one's summary.md and the archive
 #   tools/run_device_gpu.sh all [S]   # tests, bench (+ JIT -O1 and driver-cache reruns), torch,
 #                                     # cold, then fuzz for S seconds (0: no fuzz)
 # Logs and results go to /tmp/rk/out; when $OUT is set (the device tool
@@ -209,6 +216,57 @@ PY
   return $status
 }
 
+# Campaigns against the real compilers on the GPU (docs/FOUND_BUGS.md): each
+# runs under setsid so that a call can start them and a later call collect
+# them (the device tool ends a call's other processes when it returns).
+campaign_flags() {
+  case "$1" in
+    inductor) echo "--backends torch_inductor@cuda -j 6 --nodes 16 --seed 7" ;;
+    xla) echo "--backends jax_xla@cuda -j 4 --nodes 16 --seed 7" ;;
+    gpu) echo "-j 4 --seed 11" ;;
+    ort16) echo "--backends onnxruntime -j 16 --nodes 16 --seed 7" ;;
+    *) return 1 ;;
+  esac
+}
+
+run_campaigns() {
+  local seconds="${1:-600}" names="${2:-inductor,xla,gpu}" name flags
+  mkdir -p /tmp/rk/camp
+  for name in ${names//,/ }; do
+    flags="$(campaign_flags "$name")" || { echo "unknown campaign $name" >&2; return 2; }
+    rm -rf "/tmp/rk/camp/$name"
+    # shellcheck disable=SC2086
+    setsid nohup /tmp/rk/reprokit fuzz $flags --time "${seconds}s" --out "/tmp/rk/camp/$name" \
+      --no-emit --quiet --minimize-time 60 > "/tmp/rk/camp/$name.log" 2>&1 < /dev/null &
+    echo "started campaign $name: reprokit fuzz $flags --time ${seconds}s (pid $!)"
+  done
+  date -u +%s > /tmp/rk/camp/started
+}
+
+run_collect() {
+  local limit="${1:-600}" waited=0 name
+  while pgrep -f "reprokit fuzz" > /dev/null && (( waited < limit )); do
+    sleep 5
+    waited=$((waited + 5))
+  done
+  pgrep -f "reprokit fuzz" > /dev/null && echo "campaigns still running after ${limit}s"
+  for name in /tmp/rk/camp/*/; do
+    name="$(basename "$name")"
+    echo "=== campaign $name"
+    tail -3 "/tmp/rk/camp/$name.log"
+    head -80 "/tmp/rk/camp/$name/summary.md" 2>/dev/null
+    cp "/tmp/rk/camp/$name/summary.md" "$out/summary_$name.md" 2>/dev/null
+    cp "/tmp/rk/camp/$name/summary.json" "$out/summary_$name.json" 2>/dev/null
+    cp "/tmp/rk/camp/$name.log" "$out/" 2>/dev/null
+  done
+  tar -C /tmp/rk -czf "$out/campaigns.tar.gz" camp 2>/dev/null
+  if [[ -n "${OUT:-}" ]]; then
+    cp "$out/campaigns.tar.gz" "$OUT/"
+    for name in "$out"/summary_*.md; do [[ -f "$name" ]] && cp "$name" "$OUT/"; done
+  fi
+  return 0
+}
+
 pack() {
   [[ -n "${OUT:-}" ]] || return 0
   tar -C /tmp/rk -czf "$OUT/results.tar.gz" out
@@ -247,6 +305,8 @@ case "$what" in
   fxpool) unpack; run_fxpool "$@"; s=$?; pack; exit $s ;;
   minify_j) unpack; run_minify_j "$@"; s=$?; pack; exit $s ;;
   cuda_oracle) unpack; run_cuda_oracle "$@"; s=$?; pack; exit $s ;;
+  campaigns) unpack; run_campaigns "$@"; exit $? ;;
+  collect) run_collect "$@"; exit $? ;;
   all)
     unpack
     # Packed after each step: a call cut off at its limit still brings back
@@ -260,5 +320,5 @@ case "$what" in
     if [[ "${1:-0}" != 0 ]]; then run_fuzz "$1"; f=$?; pack; fi
     echo "=== tests exit $t, bench exit $b, torch exit $p, fuzz exit $f"
     exit $((t | b | p | f)) ;;
-  *) echo "usage: tools/run_device_gpu.sh tests|bench|torch|cold|fuzz|grad|fxpool|minify_j|cuda_oracle|all [args]" >&2; exit 2 ;;
+  *) echo "usage: tools/run_device_gpu.sh tests|bench|torch|cold|fuzz|grad|fxpool|minify_j|cuda_oracle|campaigns|collect|all [args]" >&2; exit 2 ;;
 esac
