@@ -76,6 +76,13 @@ struct Bundle {
   // False when no oracle judged the run; `expected` then holds only what the
   // compile result showed (pass or compile_error).
   bool judged = true;
+  // The expected accuracy failure was judged without the fp64 recompile that
+  // tells a miscompile from precision loss (its subkind is "unknown"):
+  // `capture --precision-check deferred`, the default with an external
+  // backend. Whoever judges the bundle against `expected` judges it the same
+  // way, without the recompile; `minify` runs the check once, on its
+  // result, and writes the subkind it found (docs/BUNDLE.md, "expected").
+  bool precision_check_deferred = false;
   std::string policy = "torch";
   double tol = 0;  // <= 0: the policy's per-dtype default
   // Seconds before a compile-and-run counts as a hang, as captured; <= 0: the

@@ -181,6 +181,8 @@ Json BundleToJson(const Bundle& bundle, const std::string& hash) {
   j["inputs"] = std::move(inputs);
   Json expected = VerdictToJson(bundle.expected);
   expected.Set("judged", bundle.judged);
+  // Written only when deferred, so other bundles keep their bytes.
+  if (bundle.precision_check_deferred) expected.Set("precision_check", "deferred");
   j["expected"] = std::move(expected);
   Json tolerance = Json::MakeObject();
   tolerance["policy"] = bundle.policy;
@@ -231,6 +233,15 @@ absl::StatusOr<Bundle> BundleFromJson(const Json& json, const std::string& docum
   if (judged_ref) {
     RK_ASSIGN_OR_RETURN(auto judged, judged_ref->Bool());
     b.judged = judged;
+  }
+  RK_ASSIGN_OR_RETURN(auto precision_ref, expected_ref.OptionalField("precision_check"));
+  if (precision_ref) {
+    RK_ASSIGN_OR_RETURN(auto precision, precision_ref->String());
+    if (precision != "deferred" && precision != "done") {
+      return precision_ref->Error(absl::StrCat("unknown precision_check '", precision,
+                                               "' (expected deferred or done)"));
+    }
+    b.precision_check_deferred = precision == "deferred";
   }
   RK_ASSIGN_OR_RETURN(auto tolerance, root.OptionalField("tolerance"));
   if (tolerance) {

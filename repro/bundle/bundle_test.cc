@@ -165,6 +165,27 @@ TEST_F(BundleTest, RoundTripIsExact) {
   EXPECT_EQ(entries, 1);
 }
 
+TEST_F(BundleTest, DeferredPrecisionCheckRoundTripsAndIsWrittenOnlyWhenDeferred) {
+  ASSERT_TRUE(WriteBundle(bundle_, values_, dir_).ok());
+  EXPECT_EQ(ReadFile(fs::path(dir_) / "repro.json").find("precision_check"), std::string::npos);
+  EXPECT_FALSE(LoadBundle(dir_)->bundle.precision_check_deferred);
+  bundle_.expected.accuracy_subkind = "unknown";
+  bundle_.expected.signature = AccuracySignature("unknown", "relu", "f32");
+  bundle_.precision_check_deferred = true;
+  ASSERT_TRUE(WriteBundle(bundle_, values_, dir_).ok());
+  EXPECT_NE(ReadFile(fs::path(dir_) / "repro.json").find("\"precision_check\": \"deferred\""),
+            std::string::npos);
+  absl::StatusOr<LoadedBundle> loaded = LoadBundle(dir_);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_TRUE(loaded->bundle.precision_check_deferred);
+  EXPECT_EQ(loaded->bundle.expected.signature.ToString(), "accuracy:unknown:relu:f32");
+  EditJson([](Json& j) { j["expected"].Set("precision_check", "later"); });
+  absl::StatusOr<LoadedBundle> bad = LoadBundle(dir_);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument) << bad.status();
+  EXPECT_NE(bad.status().message().find("precision_check"), std::string::npos) << bad.status();
+}
+
 TEST_F(BundleTest, HashIgnoresNamesAndProvenanceButNotOptions) {
   std::string h = BundleHash(bundle_);
   Bundle other = bundle_;

@@ -19,6 +19,9 @@ absl::Status Capture(const compiler::Graph& graph, const std::vector<compiler::H
   bundle.policy = capture_options.policy;
   bundle.tol = capture_options.tol;
   bundle.timeout_seconds = capture_options.timeout_seconds;
+  bundle.precision_check_deferred = capture_options.precision_check_deferred &&
+                                    verdict.kind == VerdictKind::kAccuracy &&
+                                    verdict.accuracy_subkind == "unknown";
 
   std::vector<compiler::NodeId> ids = graph.inputs();
   if (ids.size() != inputs.size()) {

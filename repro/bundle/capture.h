@@ -35,6 +35,10 @@ struct CaptureOptions {
   double tol = 0;
   // The oracle's timeout the verdict was judged with; <= 0: the default.
   double timeout_seconds = 0;
+  // The verdict was judged without the fp64 recompile (OracleOptions::
+  // classify_accuracy false): an accuracy verdict's bundle records that its
+  // miscompile/precision check was deferred (Bundle::precision_check_deferred).
+  bool precision_check_deferred = false;
   // The command line recorded in provenance; empty: this process's.
   std::string command_line;
   // BundleHash of the bundle this one was derived from, if any.

@@ -88,5 +88,34 @@ TEST(CaptureTest, SeedThatDoesNotMatchTheInputsIsRejected) {
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
 }
 
+Verdict UnclassifiedAccuracy() {
+  Verdict v;
+  v.kind = VerdictKind::kAccuracy;
+  v.accuracy_subkind = "unknown";
+  v.signature = AccuracySignature("unknown", "relu", "f32");
+  v.message = "output 0 (%y = relu, f32): wrong";
+  return v;
+}
+
+TEST(CaptureTest, DeferredPrecisionCheckIsRecordedForUnclassifiedAccuracyOnly) {
+  compiler::Graph g = ReluGraph();
+  CaptureOptions co;
+  co.seed = 1;
+  co.precision_check_deferred = true;
+  const std::string deferred = TempDir("deferred");
+  ASSERT_TRUE(Capture(g, compiler::SeededInputs(g, 1), {}, UnclassifiedAccuracy(), deferred, co)
+                  .ok());
+  absl::StatusOr<LoadedBundle> loaded = LoadBundle(deferred);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_TRUE(loaded->bundle.precision_check_deferred);
+  EXPECT_EQ(loaded->bundle.expected.signature.ToString(), "accuracy:unknown:relu:f32");
+  // Another verdict has no miscompile/precision check to defer.
+  const std::string other = TempDir("not_deferred");
+  ASSERT_TRUE(Capture(g, compiler::SeededInputs(g, 1), {}, CompileError(), other, co).ok());
+  loaded = LoadBundle(other);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_FALSE(loaded->bundle.precision_check_deferred);
+}
+
 }  // namespace
 }  // namespace rk::repro
