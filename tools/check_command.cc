@@ -1,13 +1,17 @@
 // `reprokit check GRAPH|BUNDLE [flags]`: compile, run and judge against the
 // fp64 reference; prints a verdict table per output. For a bundle, its
 // options, inputs, policy and tolerance are used (flags override them) and the
-// verdict is compared with the bundle's expected signature.
+// verdict is compared with the bundle's expected signature. With `--repeat N`
+// the graph is then compiled in this process and its steady-state run time
+// measured (tools/steady_state.h).
 #include <cstdio>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "base/json.h"
 #include "compiler/ir/parser.h"
 #include "compiler/ir/seeded_inputs.h"
 #include "compiler/options/compile_options.h"
@@ -18,6 +22,7 @@
 #include "tools/flags.h"
 #include "tools/graph_source.h"
 #include "tools/oracle_flags.h"
+#include "tools/steady_state.h"
 #include "tools/subcommand.h"
 
 namespace rk::tools {
@@ -54,6 +59,13 @@ void PrintVerdict(const repro::Verdict& v) {
               v.run_seconds * 1e3, v.reference_seconds * 1e3);
 }
 
+// Verdicts after which the compiled program is not timed: there is none, or
+// running it again here could take this process down.
+bool CanTime(repro::VerdictKind kind) {
+  return kind != repro::VerdictKind::kCompileError && kind != repro::VerdictKind::kCrash &&
+         kind != repro::VerdictKind::kTimeout;
+}
+
 int ExitCodeFor(repro::VerdictKind kind) {
   if (kind == repro::VerdictKind::kPass) return kExitOk;
   if (kind == repro::VerdictKind::kCannotJudge) return kExitCannotTest;
@@ -75,11 +87,23 @@ int RunCheck(absl::Span<const std::string> args) {
   GraphSourceFlags source_flags;
   source_flags.Register(flags);
   flags.Bool("json", &json, "print the verdict as JSON");
+  int64_t repeat = 0;
+  int64_t warmup = 3;
+  flags.Int("repeat", &repeat,
+            "after judging, compile here and time N runs of the compiled program (steady "
+            "state: min/median/mean ms; on cuda GPU time, inputs on the device)");
+  flags.Int("warmup", &warmup, "untimed runs before the --repeat runs");
   int exit_code = kExitOk;
   const std::optional<std::string> arg =
       ParseSingleArgument(flags, args, kName, "GRAPH", &exit_code);
   if (!arg.has_value()) return exit_code;
   const std::string& path = *arg;
+  if (flags.WasSet("warmup") && !flags.WasSet("repeat")) {
+    return ReportError(kName, absl::InvalidArgumentError("--warmup needs --repeat N"));
+  }
+  if (flags.WasSet("repeat")) {
+    if (absl::Status s = ValidateRepeat(repeat, warmup); !s.ok()) return ReportError(kName, s);
+  }
   std::optional<repro::LoadedBundle> bundle;
   if (repro::IsBundleDir(path)) {
     absl::StatusOr<repro::LoadedBundle> loaded = repro::LoadBundle(path);
@@ -92,6 +116,12 @@ int RunCheck(absl::Span<const std::string> args) {
   }
   compiler::CompileOptions options = bundle ? bundle->bundle.options : compiler::CompileOptions();
   if (absl::Status s = oracle_flags.ApplyTo(flags, &options); !s.ok()) return ReportError(kName, s);
+
+  if (repeat > 0 && options.external()) {
+    return ReportError(kName, absl::InvalidArgumentError(
+                                  "--repeat times the built-in compiler, not backend '" +
+                                  options.backend + "'"));
+  }
 
   // The oracle's worker pool is forked before anything else runs.
   absl::StatusOr<std::unique_ptr<repro::Oracle>> oracle =
@@ -123,8 +153,20 @@ int RunCheck(absl::Span<const std::string> args) {
   if (bundle) {
     for (const std::string& w : bundle->warnings) verdict->warnings.push_back(w);
   }
+  // Timed after the judgement: the worker's compile is the one judged, this
+  // process's the one timed.
+  std::optional<absl::StatusOr<SteadyState>> steady;
+  if (repeat > 0) {
+    steady = CanTime(verdict->kind)
+                 ? MeasureSteadyState(graph, inputs, options, warmup, repeat)
+                 : absl::FailedPreconditionError(absl::StrCat(
+                       "not timed: the verdict is ",
+                       std::string(repro::VerdictKindName(verdict->kind))));
+  }
   if (json) {
-    std::printf("%s\n", repro::VerdictToJson(*verdict).DumpPretty().c_str());
+    Json doc = repro::VerdictToJson(*verdict);
+    if (steady.has_value()) doc.Set("steady_state", SteadyStateToJson(*steady));
+    std::printf("%s\n", doc.DumpPretty().c_str());
   } else {
     if (options.external()) {
       absl::StatusOr<repro::BackendHello> hello = (*oracle)->Backend(options.backend);
@@ -135,6 +177,15 @@ int RunCheck(absl::Span<const std::string> args) {
       bool same = verdict->signature == bundle->bundle.expected.signature;
       std::printf("expected:  %s (%s)\n", bundle->bundle.expected.signature.ToString().c_str(),
                   same ? "reproduced" : "NOT reproduced");
+    }
+  }
+  if (steady.has_value()) {
+    if (!json && steady->ok()) std::printf("\n%s", FormatSteadyState(**steady).c_str());
+    if (!steady->ok()) {
+      std::fprintf(stderr, "reprokit: %s: --repeat: %s\n", kName,
+                   std::string(steady->status().message()).c_str());
+      // A pass whose timing failed is not a pass.
+      if (verdict->kind == repro::VerdictKind::kPass) return ExitCodeForStatus(steady->status());
     }
   }
   return ExitCodeFor(verdict->kind);
