@@ -1,0 +1,80 @@
+#include "compiler/cuda/runtime/ptx_assembler.h"
+
+#include <cstdlib>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "compiler/cuda/runtime/nvjitlink_assembler.h"
+#include "compiler/cuda/runtime/ptxas_assembler.h"
+
+namespace rk::compiler::cuda {
+
+std::string AssemblyArch(std::string_view ptx, int cc_major, int cc_minor) {
+  const std::string device = absl::StrCat("sm_", cc_major * 10 + cc_minor);
+  constexpr std::string_view kTarget = ".target sm_";
+  const size_t at = ptx.find(kTarget);
+  if (at == std::string_view::npos) return device;
+  size_t end = at + kTarget.size();
+  while (end < ptx.size() && ptx[end] >= '0' && ptx[end] <= '9') ++end;
+  // sm_90a (arch-specific) or sm_100f (family-specific): only that code's arch.
+  if (end < ptx.size() && (ptx[end] == 'a' || ptx[end] == 'f')) {
+    return std::string(ptx.substr(at + 8, end + 1 - (at + 8)));
+  }
+  return device;
+}
+
+bool LooksLikeCubin(std::string_view bytes) {
+  // ELF64 header: magic, class 2, e_machine (little endian) at offset 18;
+  // EM_CUDA is 190.
+  constexpr size_t kMachineOffset = 18;
+  if (bytes.size() < 64 || bytes.substr(0, 4) != "\x7f" "ELF" || bytes[4] != 2) return false;
+  const auto lo = static_cast<unsigned char>(bytes[kMachineOffset]);
+  const auto hi = static_cast<unsigned char>(bytes[kMachineOffset + 1]);
+  return (lo | (hi << 8)) == 190;
+}
+
+absl::StatusOr<AssemblerChoice> ChooseAssembler(std::string_view requested) {
+  if (requested.empty()) requested = "auto";
+  if (requested != "auto" && requested != "nvjitlink" && requested != "ptxas" &&
+      requested != "driver") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown CUDA assembler '", std::string(requested),
+                     "' (REPROKIT_CUDA_ASSEMBLER: auto, nvjitlink, ptxas or driver)"));
+  }
+  AssemblerChoice choice;
+  choice.requested = std::string(requested);
+  if (requested == "driver") return choice;
+  std::string why_not;
+  if (requested == "auto" || requested == "nvjitlink") {
+    absl::StatusOr<std::unique_ptr<PtxAssembler>> nvjitlink = MakeNvJitLinkAssembler();
+    if (nvjitlink.ok()) {
+      choice.assembler = *std::move(nvjitlink);
+      return choice;
+    }
+    why_not = std::string(nvjitlink.status().message());
+  }
+  absl::StatusOr<std::unique_ptr<PtxAssembler>> ptxas = MakePtxasAssembler(FindPtxas());
+  if (ptxas.ok()) {
+    choice.assembler = *std::move(ptxas);
+  } else {
+    absl::StrAppend(&why_not, why_not.empty() ? "" : "; ", ptxas.status().message());
+  }
+  if (requested != "auto" && choice.name() != requested) {
+    choice.note = absl::StrCat(std::string(requested), " unavailable (", why_not, "): using ", choice.name());
+  }
+  return choice;
+}
+
+const AssemblerChoice& SelectedAssembler() {
+  static const AssemblerChoice* choice = [] {
+    const char* env = std::getenv("REPROKIT_CUDA_ASSEMBLER");
+    absl::StatusOr<AssemblerChoice> chosen = ChooseAssembler(env == nullptr ? "" : env);
+    if (chosen.ok()) return new AssemblerChoice(*std::move(chosen));
+    auto* fallback = new AssemblerChoice(*ChooseAssembler("auto"));
+    fallback->note = std::string(chosen.status().message());
+    return fallback;
+  }();
+  return *choice;
+}
+
+}  // namespace rk::compiler::cuda
