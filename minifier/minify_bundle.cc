@@ -6,6 +6,7 @@
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -32,6 +33,7 @@ Bundle DerivedBundle(const repro::LoadedBundle& original, const Candidate& candi
   bundle.expected = original.bundle.expected;
   bundle.expected.outputs.clear();  // metrics of the original's outputs
   bundle.judged = original.bundle.judged;
+  bundle.precision_check_deferred = original.bundle.precision_check_deferred;
   bundle.policy = original.bundle.policy;
   bundle.tol = original.bundle.tol;
   bundle.timeout_seconds = original.bundle.timeout_seconds;
@@ -57,8 +59,19 @@ Bundle DerivedBundle(const repro::LoadedBundle& original, const Candidate& candi
   if (absl::StatusOr<repro::Signature> now = repro::Signature::Parse(stats.signature);
       now.ok() && *now != original.bundle.expected.signature) {
     bundle.expected.signature = *now;
-    bundle.provenance.Set("signature_anchored_from",
-                          original.bundle.expected.signature.ToString());
+    if (!repro::MatchesExpected(original.bundle, *now)) {
+      bundle.provenance.Set("signature_anchored_from",
+                            original.bundle.expected.signature.ToString());
+    }
+    // A deferred miscompile/precision check that ran on this graph (the
+    // result's final judgement, or --classify-each) is resolved.
+    std::optional<repro::AccuracyDetail> detail = repro::ParseAccuracyDetail(*now);
+    if (original.bundle.precision_check_deferred && detail.has_value() &&
+        detail->subkind != "unknown") {
+      bundle.expected.accuracy_subkind = detail->subkind;
+      bundle.precision_check_deferred = false;
+      bundle.provenance.Set("precision_check", "deferred at capture, run by reprokit minify");
+    }
   }
   bundle.minimization = stats.ToJson();
   bundle.minimization.Set("complete", complete);
@@ -122,6 +135,7 @@ absl::StatusOr<MinifyBundleResult> MinifyBundle(const MinifyBundleOptions& optio
       out.resumed = true;
     }
   }
+  fprintf(stderr, "before oracle create %.4f\n", absl::ToDoubleSeconds(absl::Now() - absl::UnixEpoch()));
   repro::Oracle::Config config;
   config.options.policy = original->bundle.policy;
   config.options.accuracy.tol = original->bundle.tol;
@@ -167,9 +181,14 @@ absl::StatusOr<MinifyBundleResult> MinifyBundle(const MinifyBundleOptions& optio
   Interestingness& interestingness =
       script ? static_cast<Interestingness&>(*script) : oracle_interestingness;
   // An external backend's compile costs seconds: the miscompile/precision
-  // split (a second compile per failing candidate) is checked once, at the end.
+  // split (a second compile per failing candidate) is checked once, at the
+  // end; so is the check a bundle's capture deferred.
+  const bool deferred_at_capture = expected.kind == repro::VerdictKind::kAccuracy &&
+                                   original->bundle.precision_check_deferred;
+  if (deferred_at_capture) oracle_interestingness.AcceptAnySubkind();
   const bool defer = !script && expected.kind == repro::VerdictKind::kAccuracy &&
-                     original->bundle.options.external() && !options.classify_each;
+                     (original->bundle.options.external() || deferred_at_capture) &&
+                     !options.classify_each;
   if (defer) oracle_interestingness.DeferClassification();
 
   MinifyOptions minify;
@@ -177,14 +196,18 @@ absl::StatusOr<MinifyBundleResult> MinifyBundle(const MinifyBundleOptions& optio
   minify.time_limit_seconds = options.time_limit_seconds;
   minify.stop = options.stop;
   minify.fp64_values = expected.kind == repro::VerdictKind::kAccuracy;
-  minify.costly_oracle = !script && original->bundle.options.external();
+  minify.costly_oracle = (!script && original->bundle.options.external()) || getenv("RK_COSTLY") != nullptr;
   minify.on_progress = options.on_progress;
   absl::Status checkpoint_status;
   minify.on_accept = [&](const Candidate& best, const MinifyStats& stats) {
+    absl::Time t0 = absl::Now();
     absl::Status s = WriteDerived(*original, best, stats, false, options.output_dir);
+    fprintf(stderr, "checkpoint %d nodes %.4f s\n", best.graph.num_nodes(), absl::ToDoubleSeconds(absl::Now() - t0));
     if (!s.ok() && checkpoint_status.ok()) checkpoint_status = s;
   };
+  fprintf(stderr, "before minify %.4f\n", absl::ToDoubleSeconds(absl::Now() - absl::UnixEpoch()));
   absl::StatusOr<MinifyResult> result = Minify(std::move(start), interestingness, minify);
+  fprintf(stderr, "after minify %.4f\n", absl::ToDoubleSeconds(absl::Now() - absl::UnixEpoch()));
   if (!result.ok()) return result.status();
   if (!checkpoint_status.ok()) return checkpoint_status;
   out.stats = result->stats;
@@ -203,6 +226,14 @@ absl::StatusOr<MinifyBundleResult> MinifyBundle(const MinifyBundleOptions& optio
     }
     out.signature = classified->signature.ToString();
     out.stats.signature = out.signature;
+  }
+  if (deferred_at_capture) {
+    std::optional<repro::AccuracyDetail> detail;
+    if (absl::StatusOr<repro::Signature> now = repro::Signature::Parse(out.stats.signature);
+        now.ok()) {
+      detail = repro::ParseAccuracyDetail(*now);
+    }
+    out.precision_check_resolved = detail.has_value() && detail->subkind != "unknown";
   }
   if (absl::Status s = WriteDerived(*original, result->best, out.stats, out.complete,
                                     options.output_dir, &out.minimized_hash);

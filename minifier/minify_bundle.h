@@ -68,6 +68,9 @@ struct MinifyBundleResult {
   // the fp64 recompile; non-empty drift: that judgement disagreed.
   bool classified = false;
   std::string classification_drift;
+  // The input bundle's capture deferred the miscompile/precision check and
+  // the output records the subkind this minimization found on its graph.
+  bool precision_check_resolved = false;
 };
 
 absl::StatusOr<MinifyBundleResult> MinifyBundle(const MinifyBundleOptions& options);

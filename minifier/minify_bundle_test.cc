@@ -281,6 +281,73 @@ TEST(MinifyBundle, InterruptedRunCheckpointsAndResumes) {
   EXPECT_LT(second->stats.start_score, first->stats.start_score);
 }
 
+// A bundle captured with the miscompile/precision check deferred (one
+// compile at capture; `capture --precision-check deferred`, the default with
+// an external backend) records "accuracy:unknown:relu:f32". minify keeps that
+// failure while it shrinks the graph, runs the check once on its result and
+// writes the subkind it found; the result then reproduces under `check`'s
+// full judgement, and the input still reproduces judged the way it was.
+std::string CaptureDeferred(const std::string& name) {
+  Candidate candidate = RandomDag({.seed = 21, .nodes = 60});
+  compiler::CompileOptions options;
+  options.faults = {"relu:accuracy"};
+  repro::OracleOptions deferred;
+  deferred.classify_accuracy = false;
+  absl::StatusOr<repro::Verdict> verdict =
+      repro::JudgeInProcess(candidate.graph, candidate.inputs, options, deferred);
+  EXPECT_TRUE(verdict.ok()) << verdict.status();
+  repro::CaptureOptions capture;
+  capture.precision_check_deferred = true;
+  std::string dir = TempDir(name);
+  absl::Status s = repro::Capture(candidate.graph, candidate.inputs, options, *verdict, dir, capture);
+  EXPECT_TRUE(s.ok()) << s;
+  return dir;
+}
+
+TEST(MinifyBundle, DeferredPrecisionCheckIsRunOnTheResultAndRecorded) {
+  std::string in = CaptureDeferred("deferred_in");
+  absl::StatusOr<repro::LoadedBundle> original = repro::LoadBundle(in);
+  ASSERT_TRUE(original.ok()) << original.status();
+  ASSERT_TRUE(original->bundle.precision_check_deferred);
+  ASSERT_EQ(original->bundle.expected.accuracy_subkind, "unknown");
+  // The input reproduces judged as it was captured, and with the check run.
+  for (bool classify : {false, true}) {
+    repro::OracleOptions judging;
+    judging.classify_accuracy = classify;
+    absl::StatusOr<repro::Verdict> again = repro::JudgeInProcess(
+        original->bundle.graph, original->inputs, original->bundle.options, judging);
+    ASSERT_TRUE(again.ok()) << again.status();
+    EXPECT_TRUE(repro::MatchesExpected(original->bundle, again->signature))
+        << again->signature.ToString();
+    EXPECT_EQ(again->signature == original->bundle.expected.signature, !classify);
+  }
+  for (bool classify_each : {false, true}) {
+    MinifyBundleOptions options =
+        Options(in, TempDir(classify_each ? "deferred_each" : "deferred_out"), 2);
+    options.classify_each = classify_each;
+    absl::StatusOr<MinifyBundleResult> result = MinifyBundle(options);
+    ASSERT_TRUE(result.ok()) << result.status();
+    EXPECT_EQ(result->classified, !classify_each);
+    EXPECT_TRUE(result->classification_drift.empty()) << result->classification_drift;
+    EXPECT_TRUE(result->precision_check_resolved);
+    EXPECT_EQ(result->signature, kReluSignature.ToString());
+    EXPECT_EQ(result->stats.final_score.compute_nodes(), kKnownMinimum);
+    absl::StatusOr<repro::LoadedBundle> minimized = repro::LoadBundle(options.output_dir);
+    ASSERT_TRUE(minimized.ok()) << minimized.status();
+    EXPECT_FALSE(minimized->bundle.precision_check_deferred);
+    EXPECT_EQ(minimized->bundle.expected.signature, kReluSignature);
+    EXPECT_EQ(minimized->bundle.expected.accuracy_subkind, "miscompile");
+    EXPECT_FALSE(minimized->bundle.provenance.GetString("signature_anchored_from").ok());
+    EXPECT_TRUE(minimized->bundle.provenance.GetString("precision_check").ok());
+    // What it records holds under a full judgement.
+    absl::StatusOr<repro::Verdict> check = repro::JudgeInProcess(
+        minimized->bundle.graph, minimized->inputs, minimized->bundle.options,
+        repro::OracleOptions());
+    ASSERT_TRUE(check.ok()) << check.status();
+    EXPECT_EQ(check->signature, minimized->bundle.expected.signature);
+  }
+}
+
 TEST(MinifyBundle, BundleThatDoesNotReproduceIsFailedPrecondition) {
   std::string in = CaptureFaultyBundle("norepro_in", 20, /*with_relu=*/false);
   absl::StatusOr<MinifyBundleResult> result =

@@ -73,9 +73,17 @@ OracleInterestingness::OracleInterestingness(repro::Oracle* oracle,
 
 bool OracleInterestingness::Matches(const repro::Verdict& verdict) const {
   if (verdict.signature == expected_) return true;
-  if (upstream_.empty() || verdict.kind != repro::VerdictKind::kAccuracy) return false;
   std::vector<std::string> parts = AccuracyParts(verdict.signature);
-  if (parts.empty() || parts[0] != subkind_ || parts[2] != dtype_) return false;
+  std::vector<std::string> expected_parts = AccuracyParts(expected_);
+  if (any_subkind_ && !parts.empty() && !expected_parts.empty() &&
+      repro::AccuracySignatureLike(*repro::ParseAccuracyDetail(verdict.signature),
+                                   expected_parts[0], parts[1], parts[2]) == expected_) {
+    return true;
+  }
+  if (upstream_.empty() || verdict.kind != repro::VerdictKind::kAccuracy) return false;
+  if (parts.empty() || (parts[0] != subkind_ && !any_subkind_) || parts[2] != dtype_) {
+    return false;
+  }
   // The signature describes one of the failing outputs (failure_site.h).
   for (const repro::OutputVerdict& o : verdict.outputs) {
     if (o.metrics.judgement == repro::Judgement::kFail && o.op == parts[1] &&

@@ -28,6 +28,12 @@
 // confirms the result once with JudgeClassified (minify_bundle.cc does, for
 // external backends, whose compiles cost seconds).
 //
+// A bundle captured with its miscompile/precision check deferred
+// (repro/bundle/bundle.h) expects the subkind "unknown": with
+// AcceptAnySubkind() an accuracy failure matches whatever subkind it names,
+// so candidates judged with the check (--classify-each) and the result's
+// final judgement match it.
+//
 // Tested by minifier/oracle_interestingness_test.cc and
 // minifier/minify_bundle_test.cc.
 #ifndef REPROKIT_MINIFIER_ORACLE_INTERESTINGNESS_H_
@@ -67,6 +73,8 @@ class OracleInterestingness : public Interestingness {
   // Judge candidates without the fp64 recompile from now on (see above).
   void DeferClassification() { defer_classification_ = true; }
   bool defers_classification() const { return defer_classification_; }
+  // Accuracy failures match whatever their subkind (see above).
+  void AcceptAnySubkind() { any_subkind_ = true; }
   // One judgement with the fp64 recompile, whatever was deferred.
   absl::StatusOr<repro::Verdict> JudgeClassified(const Candidate& candidate);
 
@@ -83,6 +91,7 @@ class OracleInterestingness : public Interestingness {
   std::string subkind_, dtype_;
   absl::flat_hash_set<std::string> upstream_;
   bool defer_classification_ = false;
+  bool any_subkind_ = false;
 };
 
 // Gives every unnamed node of `graph` a name ("n<id>", made unique), so the

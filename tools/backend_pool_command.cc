@@ -58,7 +58,7 @@ void TellStarter(const std::string& message) {
 }
 
 int Serve(const repro::BackendCommand& command, const std::string& socket, int processes,
-          double idle_seconds, const std::vector<std::string>& warm) {
+          double idle_seconds, const std::vector<std::string>& warm, bool ready_first) {
   // The backend processes must not inherit the pipe to `start`: it waits for its end.
   if (const char* fd_text = std::getenv(kReadyFdEnv); fd_text != nullptr) {
     int fd = -1;
@@ -71,6 +71,7 @@ int Serve(const repro::BackendCommand& command, const std::string& socket, int p
   options.idle = absl::Seconds(idle_seconds);
   options.socket_path = socket;
   options.warm_devices = warm;
+  options.ready_when_first_warm = ready_first;
   options.to_onnx = repro::BackendRunner::GetOnnxExporter();
   absl::Status served = repro::ServeBackendPool(options, [&](const repro::BackendHello& hello) {
     std::fprintf(stderr, "reprokit: backend-pool: serving %s %s with %d processes at %s\n",
@@ -86,7 +87,7 @@ int Serve(const repro::BackendCommand& command, const std::string& socket, int p
 
 // Runs `serve` as a daemon (base/daemon.h; its stdio in LOG) and waits for its word.
 int Start(const repro::BackendCommand& command, const std::string& socket, int processes,
-          double idle_seconds, const std::vector<std::string>& warm) {
+          double idle_seconds, const std::vector<std::string>& warm, bool ready_first) {
   if (auto c = repro::PoolConnection::Connect(socket, absl::Seconds(1)); c.ok()) {
     std::printf("a pool of %s %s already serves at %s\n", (*c)->hello().name.c_str(),
                 (*c)->hello().version.c_str(), socket.c_str());
@@ -105,6 +106,7 @@ int Start(const repro::BackendCommand& command, const std::string& socket, int p
     argv.push_back("--warm");
     argv.push_back(absl::StrJoin(warm, ","));
   }
+  if (ready_first) argv.insert(argv.end(), {"--ready", "first"});
   std::fprintf(stderr, "reprokit: backend-pool: starting %d processes of '%s' (log: %s)\n",
                processes, command.spec.c_str(), log.c_str());
   DaemonOptions daemon;
@@ -191,6 +193,10 @@ int RunBackendPool(absl::Span<const std::string> args) {
                "start: devices (cpu, cuda; comma-separated) each process first compiles and "
                "runs a small graph on, so that the commands using the pool do not pay a "
                "device's first-use costs; `start` then returns once every process is warm");
+  std::string ready = "all";
+  flags.String("ready", &ready,
+               "start: with --warm, return once `all` processes are warm (default) or the "
+               "`first` is (the others start and warm up while the pool serves)");
   flags.Double("idle", &idle, "seconds without a client before the pool stops");
   flags.Bool("json", &json, "status and stop: print the pool's counters as JSON");
   absl::StatusOr<std::vector<std::string>> positional = flags.Parse(args);
@@ -217,6 +223,11 @@ int RunBackendPool(absl::Span<const std::string> args) {
     return ReportError(kCommand,
                        absl::InvalidArgumentError("--idle: expected a finite number of seconds > 0"));
   }
+  if (ready != "all" && ready != "first") {
+    return ReportError(kCommand, absl::InvalidArgumentError(absl::StrCat(
+                                     "--ready: expected all or first, got '", ready, "'")));
+  }
+  const bool ready_first = ready == "first";
   std::vector<std::string> warm;
   for (absl::string_view device : absl::StrSplit(warm_text, ',', absl::SkipEmpty())) {
     if (device != "cpu" && device != "cuda") {
@@ -235,8 +246,12 @@ int RunBackendPool(absl::Span<const std::string> args) {
     }
     return ReportError(kCommand, socket.status());
   }
-  if (action == "serve") return Serve(*command, *socket, static_cast<int>(processes), idle, warm);
-  if (action == "start") return Start(*command, *socket, static_cast<int>(processes), idle, warm);
+  if (action == "serve") {
+    return Serve(*command, *socket, static_cast<int>(processes), idle, warm, ready_first);
+  }
+  if (action == "start") {
+    return Start(*command, *socket, static_cast<int>(processes), idle, warm, ready_first);
+  }
   return Ask(action, spec, *socket, json);
 }
 

@@ -76,6 +76,7 @@ int RunCheck(absl::Span<const std::string> args) {
   OracleFlags oracle_flags;
   int64_t seed = 0;
   bool json = false;
+  std::string precision_check;
   FlagSet flags(
       "check GRAPH|MODEL.onnx|BUNDLE [flags]",
       "Compiles GRAPH (on seeded inputs) or a repro BUNDLE (its inputs and options)\n"
@@ -93,6 +94,10 @@ int RunCheck(absl::Span<const std::string> args) {
             "after judging, compile here and time N runs of the compiled program (steady "
             "state: min/median/mean ms; on cuda GPU time, inputs on the device)");
   flags.Int("warmup", &warmup, "untimed runs before the --repeat runs");
+  flags.String("precision-check", &precision_check,
+               "now | deferred: run an accuracy failure's miscompile/precision check (the graph "
+               "recompiled in fp64) or not (default: now, except for a bundle captured with the "
+               "check deferred, which is judged as it was captured)");
   int exit_code = kExitOk;
   const std::optional<std::string> arg =
       ParseSingleArgument(flags, args, kName, "GRAPH", &exit_code);
@@ -113,6 +118,13 @@ int RunCheck(absl::Span<const std::string> args) {
     if (!flags.WasSet("timeout") && bundle->bundle.timeout_seconds > 0) {
       oracle_flags.timeout = bundle->bundle.timeout_seconds;
     }
+  }
+  const bool deferred_bundle = bundle && bundle->bundle.precision_check_deferred;
+  if (precision_check.empty()) precision_check = deferred_bundle ? "deferred" : "now";
+  if (precision_check != "now" && precision_check != "deferred") {
+    return ReportError(kName, absl::InvalidArgumentError(absl::StrCat(
+                                  "--precision-check: expected now or deferred, got '",
+                                  precision_check, "'")));
   }
   compiler::CompileOptions options = bundle ? bundle->bundle.options : compiler::CompileOptions();
   if (absl::Status s = oracle_flags.ApplyTo(flags, &options); !s.ok()) return ReportError(kName, s);
@@ -148,7 +160,9 @@ int RunCheck(absl::Span<const std::string> args) {
   absl::StatusOr<compiler::Graph> marked = oracle_flags.ApplyGrad(flags, graph);
   if (!marked.ok()) return ReportError(kName, marked.status());
   graph = *std::move(marked);
-  absl::StatusOr<repro::Verdict> verdict = (*oracle)->Judge(graph, inputs, options);
+  repro::OracleOptions judging = (*oracle)->config().options;
+  judging.classify_accuracy = precision_check == "now";
+  absl::StatusOr<repro::Verdict> verdict = (*oracle)->Judge(graph, inputs, options, judging);
   if (!verdict.ok()) return ReportError(kName, verdict.status());
   if (bundle) {
     for (const std::string& w : bundle->warnings) verdict->warnings.push_back(w);
@@ -174,9 +188,14 @@ int RunCheck(absl::Span<const std::string> args) {
     }
     PrintVerdict(*verdict);
     if (bundle && repro::IsFailure(bundle->bundle.expected.kind)) {
-      bool same = verdict->signature == bundle->bundle.expected.signature;
+      const bool same = repro::MatchesExpected(bundle->bundle, verdict->signature);
       std::printf("expected:  %s (%s)\n", bundle->bundle.expected.signature.ToString().c_str(),
                   same ? "reproduced" : "NOT reproduced");
+      if (deferred_bundle) {
+        std::printf("note:      the bundle's miscompile/precision check was deferred at capture "
+                    "(%s)\n", precision_check == "now" ? "run now" : "--precision-check now "
+                    "runs it; `reprokit minify` runs it on its result");
+      }
     }
   }
   if (steady.has_value()) {

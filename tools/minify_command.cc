@@ -33,6 +33,7 @@ void PrintResult(const minifier::MinifyBundleResult& result, const std::string& 
     report.Set("resumed", result.resumed);
     report.Set("complete", result.complete);
     report.Set("classified_at_end", result.classified);
+    report.Set("precision_check_resolved", result.precision_check_resolved);
     if (!result.classification_drift.empty()) {
       report.Set("classification_drift", result.classification_drift);
     }

@@ -159,7 +159,7 @@ absl::Status ServeBackendPool(const BackendPoolOptions& options,
       },
       options.processes, *std::move(first));
   pool.Prestart();
-  if (!options.warm_devices.empty()) {
+  if (!options.warm_devices.empty() && !options.ready_when_first_warm) {
     // Ready means warm: every slot opened and warmed up (or given up on).
     const absl::Time deadline =
         absl::Now() + options.limits.start_timeout + options.limits.timeout;

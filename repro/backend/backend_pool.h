@@ -34,8 +34,11 @@ struct BackendPoolOptions {
   absl::Duration idle = absl::Minutes(30);
   std::string socket_path;
   // Devices each process is warmed up on (warm_up.h) before it serves; with
-  // any, `ready` waits until every process has started and warmed up.
+  // any, `ready` waits until every process has started and warmed up, or,
+  // with ready_when_first_warm, only for the first (the others start and warm
+  // up in the background while the pool serves: `capture --pool N`).
   std::vector<std::string> warm_devices;
+  bool ready_when_first_warm = false;
   GraphToOnnx to_onnx;  // for warming up a backend that asks for ONNX
 };
 

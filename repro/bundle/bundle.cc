@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <random>
 
 #include "absl/status/status.h"
@@ -379,6 +380,15 @@ absl::StatusOr<LoadedBundle> LoadBundle(const std::string& dir_text, Store* fall
                                            loaded.hash, ", recorded ", recorded_hash, ")"));
   }
   return loaded;
+}
+
+bool MatchesExpected(const Bundle& bundle, const Signature& actual) {
+  if (actual == bundle.expected.signature) return true;
+  if (!bundle.precision_check_deferred) return false;
+  std::optional<AccuracyDetail> want = ParseAccuracyDetail(bundle.expected.signature);
+  std::optional<AccuracyDetail> got = ParseAccuracyDetail(actual);
+  return want.has_value() && got.has_value() && want->op == got->op &&
+         want->dtype == got->dtype && want->gradient == got->gradient;
 }
 
 }  // namespace rk::repro

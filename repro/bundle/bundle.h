@@ -115,6 +115,12 @@ absl::StatusOr<LoadedBundle> LoadBundle(const std::string& dir, Store* fallback 
 // True when `dir` holds a repro.json whose "format" is reprokit-bundle.
 bool IsBundleDir(const std::string& dir);
 
+// Whether `actual` is the failure `bundle` records: its expected signature,
+// or, when its precision check was deferred, an accuracy signature that
+// differs from it only in the subkind (a judgement that ran the check names
+// the subkind the bundle left "unknown").
+bool MatchesExpected(const Bundle& bundle, const Signature& actual);
+
 // The identity of a bundle's content: SHA-256 (64 hex) over the canonical
 // graph text, the compile options' text form and each input's name, type and
 // digest (or random recipe). Names, environment and provenance do not count.

@@ -179,6 +179,14 @@ TEST_F(BundleTest, DeferredPrecisionCheckRoundTripsAndIsWrittenOnlyWhenDeferred)
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   EXPECT_TRUE(loaded->bundle.precision_check_deferred);
   EXPECT_EQ(loaded->bundle.expected.signature.ToString(), "accuracy:unknown:relu:f32");
+  // A judgement that ran the check names a subkind; op and dtype must agree.
+  EXPECT_TRUE(MatchesExpected(loaded->bundle, AccuracySignature("unknown", "relu", "f32")));
+  EXPECT_TRUE(MatchesExpected(loaded->bundle, AccuracySignature("miscompile", "relu", "f32")));
+  EXPECT_TRUE(MatchesExpected(loaded->bundle, AccuracySignature("precision", "relu", "f32")));
+  EXPECT_FALSE(MatchesExpected(loaded->bundle, AccuracySignature("miscompile", "add", "f32")));
+  EXPECT_FALSE(MatchesExpected(loaded->bundle, AccuracySignature("miscompile", "relu", "f16")));
+  loaded->bundle.precision_check_deferred = false;
+  EXPECT_FALSE(MatchesExpected(loaded->bundle, AccuracySignature("miscompile", "relu", "f32")));
   EditJson([](Json& j) { j["expected"].Set("precision_check", "later"); });
   absl::StatusOr<LoadedBundle> bad = LoadBundle(dir_);
   ASSERT_FALSE(bad.ok());

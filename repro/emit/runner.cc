@@ -288,6 +288,9 @@ int RunReproMain(int argc, char** argv, const char* bundle_rlocation) {
   config.options.policy = bundle.policy;
   config.options.accuracy.tol = bundle.tol;
   config.limits.timeout = absl::Seconds(args->timeout_seconds);
+  // A bundle captured with the miscompile/precision check deferred is judged
+  // as it was captured, so its "unknown" subkind is what is expected.
+  config.options.classify_accuracy = !bundle.precision_check_deferred;
   absl::StatusOr<std::unique_ptr<Oracle>> oracle = Oracle::Create(config);
   if (!oracle.ok()) return CannotStart(*args, "starting the oracle", oracle.status());
   std::fflush(stdout);
