@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# The torch_inductor and onnxruntime adapters through the protocol
+# The torch_inductor, jax_xla and onnxruntime adapters through the protocol
 # (backends/python/backend_client.py): every graph of backends/testdata/ on cpu
 # (and cuda where there is one) against a NumPy float64 evaluation, Inductor's
 # planted relu bugs switched on through options, bad options refused. The
-# torch_inductor adapter is skipped where torch is missing (CI); the
+# torch_inductor and jax_xla adapters are skipped where torch or jax is
+# missing (CI); the
 # onnxruntime adapter runs everywhere on Node.js (and also on Python's
 # onnxruntime where that is installed, as on the GPU machine: docs/BACKENDS.md).
 set -uo pipefail
@@ -50,6 +51,10 @@ else
   check "torch_inductor: unknown option refused" 0 \
     "$python" "$client" "$ti" "$data/elementwise.rk" --opt no.such_key=1 --expect-failure unsupported
 fi
+
+# jax_xla: its rows live beside the adapter (backends/jax_xla/adapter_checks.sh,
+# also run by its GPU check); they skip, saying why, where jax is missing (CI).
+PYTHON="$python" bash "$here/jax_xla/adapter_checks.sh" || failures=$((failures + 1))
 
 # onnxruntime: through Node.js (onnxruntime-node, installed on every machine by
 # tools/install_deps.sh: never skipped) and, where it can be imported, through
