@@ -50,6 +50,12 @@ else
   fi
   check "torch_inductor: unknown option refused" 0 \
     "$python" "$client" "$ti" "$data/elementwise.rk" --opt no.such_key=1 --expect-failure unsupported
+  # The lowering alone, no torch.compile (what lowering_test.sh runs on torch 1.13).
+  check "torch_inductor cpu: compile_backend=eager, every test graph" 0 \
+    "$python" "$client" "$ti" "$data"/*.rk --opt compile_backend=eager
+  check "torch_inductor: unknown compile_backend refused" 0 \
+    "$python" "$client" "$ti" "$data/elementwise.rk" --opt compile_backend=nvfuser \
+    --expect-failure unsupported
 fi
 
 # jax_xla: its rows live beside the adapter (backends/jax_xla/adapter_checks.sh,
