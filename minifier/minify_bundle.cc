@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "compiler/ir/graph.h"
+#include "minifier/checkpoint_writer.h"
 #include "minifier/oracle_interestingness.h"
 #include "minifier/script_interestingness.h"
 #include "repro/bundle/bundle.h"
@@ -135,7 +136,6 @@ absl::StatusOr<MinifyBundleResult> MinifyBundle(const MinifyBundleOptions& optio
       out.resumed = true;
     }
   }
-  fprintf(stderr, "before oracle create %.4f\n", absl::ToDoubleSeconds(absl::Now() - absl::UnixEpoch()));
   repro::Oracle::Config config;
   config.options.policy = original->bundle.policy;
   config.options.accuracy.tol = original->bundle.tol;
@@ -196,20 +196,19 @@ absl::StatusOr<MinifyBundleResult> MinifyBundle(const MinifyBundleOptions& optio
   minify.time_limit_seconds = options.time_limit_seconds;
   minify.stop = options.stop;
   minify.fp64_values = expected.kind == repro::VerdictKind::kAccuracy;
-  minify.costly_oracle = (!script && original->bundle.options.external()) || getenv("RK_COSTLY") != nullptr;
+  minify.costly_oracle = !script && original->bundle.options.external();
   minify.on_progress = options.on_progress;
-  absl::Status checkpoint_status;
+  // Checkpoints are written beside the search (checkpoint_writer.h): a
+  // bundle of many cut inputs takes longer to sync than a cheap judgement.
+  CheckpointWriter checkpoints([&](const Candidate& best, const MinifyStats& stats) {
+    return WriteDerived(*original, best, stats, false, options.output_dir);
+  });
   minify.on_accept = [&](const Candidate& best, const MinifyStats& stats) {
-    absl::Time t0 = absl::Now();
-    absl::Status s = WriteDerived(*original, best, stats, false, options.output_dir);
-    fprintf(stderr, "checkpoint %d nodes %.4f s\n", best.graph.num_nodes(), absl::ToDoubleSeconds(absl::Now() - t0));
-    if (!s.ok() && checkpoint_status.ok()) checkpoint_status = s;
+    checkpoints.Submit(best, stats);
   };
-  fprintf(stderr, "before minify %.4f\n", absl::ToDoubleSeconds(absl::Now() - absl::UnixEpoch()));
   absl::StatusOr<MinifyResult> result = Minify(std::move(start), interestingness, minify);
-  fprintf(stderr, "after minify %.4f\n", absl::ToDoubleSeconds(absl::Now() - absl::UnixEpoch()));
+  if (absl::Status s = checkpoints.Flush(); !s.ok()) return s;
   if (!result.ok()) return result.status();
-  if (!checkpoint_status.ok()) return checkpoint_status;
   out.stats = result->stats;
   if (!out.stats.signature.empty() && !script) out.signature = out.stats.signature;
   out.complete = !out.stats.interrupted && !out.stats.timed_out;
