@@ -21,8 +21,22 @@ Oracle calls, wall time and final node count of each go into a Markdown table
 (printed and written to OUT/fx_minifier_compare.md).
 
   fx_minifier_compare.py --out DIR [--sizes 50,200,1000] [--seeds 1,2]
-      [--device cpu|cuda] [--reprokit PATH] [--jobs N[,N...]] [--pool] [--skip-fx]
-      [--skip-reprokit] [--dry]
+      [--device cpu|cuda] [--reprokit PATH] [--jobs N[,N...]] [--pool | --e2e]
+      [--skip-fx] [--skip-reprokit] [--dry] [--table-only]
+
+--e2e measures what a user waits for, from the command typed to the minimal
+bundle, both tools cold (fresh Inductor and Triton caches for each graph and
+tool): fx_minifier as a Python process of its own (import torch, make_fx, the
+minifier; its minifier() time is reported too), reprokit as
+`reprokit capture G.rk --backend torch_inductor --pool J ... -o B` (the check
+that splits miscompile from precision deferred, the pool of J processes
+started by capture and warming up while it compiles) followed by
+`reprokit minify B -o B.min -j J`; the pool is stopped afterwards, untimed.
+The table gives the ratio fx_minifier / reprokit of both.
+
+Each row is also written to DIR/rows/, and the table is made of every row
+there: runs of one seed each into the same DIR (to keep each call short) add
+up to one table; --table-only prints it without running anything.
 
 --pool starts `reprokit backend-pool start torch_inductor -j N --warm DEVICE`
 for each graph (with that graph's fresh caches) before capture and stops it
@@ -156,6 +170,67 @@ def run_fx_minifier(dag, seed, device, bug):
             "ops": ops}
 
 
+def run_fx_process(n, seed, device, work):
+    """fx_minifier end to end: a Python process of its own (import torch,
+    make_fx, the minifier) with fresh Inductor and Triton caches; its wall
+    time and the minifier's own figures."""
+    env = dict(os.environ)
+    env["TORCHINDUCTOR_CACHE_DIR"] = os.path.join(work, "fx-inductor-cache")
+    env["TRITON_CACHE_DIR"] = os.path.join(work, "fx-triton-cache")
+    started = time.monotonic()
+    p = subprocess.run([sys.executable, os.path.abspath(__file__), "--fx-one", str(n), str(seed),
+                        "--device", device, "--out", work], capture_output=True, text=True,
+                       env=env)
+    wall = time.monotonic() - started
+    if p.returncode != 0:
+        return {"error": "fx_minifier process exited %d: %s" % (p.returncode,
+                                                                p.stderr.strip()[-400:])}
+    result = json.loads(p.stdout.strip().splitlines()[-1])
+    result["e2e_seconds"] = wall
+    return result
+
+
+def run_reprokit_e2e(reprokit, rk_path, work, device, bug, jobs, backend="torch_inductor"):
+    """`capture --pool J` then `minify -j J`, timed together from a cold start."""
+    bundle = os.path.join(work, "bundle")
+    minimized = os.path.join(work, "bundle.min")
+    env = dict(os.environ)
+    env["TORCHINDUCTOR_CACHE_DIR"] = os.path.join(work, "inductor-cache")
+    env["TRITON_CACHE_DIR"] = os.path.join(work, "triton-cache")
+    env["REPROKIT_BACKEND_POOL"] = "auto"
+    env["REPROKIT_BACKEND_POOL_DIR"] = os.path.join(work, "pool")  # this run's pool only
+    os.makedirs(env["REPROKIT_BACKEND_POOL_DIR"], mode=0o700)
+    opts = []
+    for key, value in bug.items():
+        opts += ["--opt", "%s=%s" % (key, value)]
+    started = time.monotonic()
+    try:
+        p = subprocess.run([reprokit, "capture", rk_path, "--backend", backend,
+                            "--device", device, "--pool", str(jobs), "-o", bundle] + opts,
+                           capture_output=True, text=True, env=env)
+        capture_seconds = time.monotonic() - started
+        if p.returncode != 0:
+            return {"error": "capture exited %d: %s" % (p.returncode, p.stderr.strip()[-400:])}
+        minify_started = time.monotonic()
+        p = subprocess.run([reprokit, "minify", bundle, "-o", minimized, "--json", "-j",
+                            str(jobs)], capture_output=True, text=True, env=env)
+        ended = time.monotonic()
+    finally:
+        subprocess.run([reprokit, "backend-pool", "stop", backend], capture_output=True,
+                       env=env)
+    try:
+        stats = json.loads(p.stdout[p.stdout.index("{"):])
+    except ValueError:
+        return {"error": "minify exited %d: %s" % (p.returncode, p.stderr.strip()[-400:])}
+    final = stats.get("final", {})
+    return {"calls": stats.get("oracle_calls"), "calls_used": stats.get("oracle_calls_used"),
+            "seconds": ended - minify_started, "minify_seconds": stats.get("seconds"),
+            "capture_seconds": capture_seconds, "e2e_seconds": ended - started,
+            "nodes": final.get("compute_nodes"), "one_minimal": stats.get("one_minimal"),
+            "signature": stats.get("signature"), "jobs": jobs,
+            "precision_check_resolved": stats.get("precision_check_resolved")}
+
+
 def start_pool(reprokit, env, jobs, device):
     """A warm pool for capture and minify (docs/BACKENDS.md, "A warm pool"): every
     process started and warmed up on `device`; its seconds."""
@@ -212,6 +287,93 @@ def run_reprokit(reprokit, rk_path, work, device, bug, jobs=1, pool=False):
             "signature": stats.get("signature"), "jobs": jobs, "pool_start_seconds": pool_seconds}
 
 
+def bug_for(device):
+    family = "triton" if device == "cuda" else "cpp"
+    return {"%s.inject_relu_bug_TESTING_ONLY" % family: "accuracy"}
+
+
+def fx_one(n, seed, device):
+    """--fx-one: fx_minifier on one graph in this process; one JSON line."""
+    result = run_fx_minifier(Dag(n, seed), seed, device, bug_for(device))
+    print(json.dumps(result), flush=True)
+    return 0
+
+
+def cells(r, fields):
+    """Table cells of a result: `fields` are (key, format) pairs."""
+    if r is None:
+        return ["-"] * len(fields)
+    if "error" in r:
+        return ["error"] + ["-"] * (len(fields) - 1)
+    out = []
+    for key, fmt in fields:
+        value = r.get(key)
+        out.append("-" if value is None else fmt % value)
+    return out
+
+
+def ratio(a, b):
+    return "**%.1fx**" % (a / b) if a and b else "-"
+
+
+def table(rows):
+    """The Markdown table of `rows` (end-to-end rows when any has e2e figures)."""
+    e2e = any("e2e_seconds" in (row.get("reprokit") or {}) for row in rows)
+    if e2e:
+        text = ["| N | seed | fx_minifier calls | fx_minifier() s | fx_minifier process s | "
+                "fx final nodes | reprokit -j | reprokit calls issued (used) | capture s | "
+                "minify s | reprokit end to end s | reprokit final nodes | "
+                "fx process / reprokit | fx_minifier() / reprokit |",
+                "|" + " ---: |" * 14]
+    else:
+        text = ["| N | seed | fx_minifier calls | fx_minifier s | fx_minifier final nodes | "
+                "reprokit -j | reprokit calls issued (used) | reprokit minify s | "
+                "reprokit final nodes | capture s |",
+                "|" + " ---: |" * 10]
+    for row in rows:
+        fx, rk = row.get("fx"), row.get("reprokit")
+        if e2e:
+            c = (cells(fx, [("calls", "%s"), ("seconds", "%.1f"), ("e2e_seconds", "%.1f"),
+                            ("nodes", "%s")]) +
+                 cells(rk, [("jobs", "%s"), ("calls", "%s"), ("capture_seconds", "%.1f"),
+                            ("seconds", "%.1f"), ("e2e_seconds", "%.1f"), ("nodes", "%s")]))
+            if rk and "error" not in rk:
+                c[5] = "%s (%s)" % (rk.get("calls"), rk.get("calls_used"))
+            ok = fx and rk and "error" not in fx and "error" not in rk
+            c += [ratio(fx.get("e2e_seconds"), rk.get("e2e_seconds")) if ok else "-",
+                  ratio(fx.get("seconds"), rk.get("e2e_seconds")) if ok else "-"]
+        else:
+            c = (cells(fx, [("calls", "%s"), ("seconds", "%.1f"), ("nodes", "%s")]) +
+                 cells(rk, [("jobs", "%s"), ("calls", "%s"), ("seconds", "%.1f"),
+                            ("nodes", "%s"), ("capture_seconds", "%.1f")]))
+            if rk and "error" not in rk:
+                c[4] = "%s (%s)" % (rk.get("calls"), rk.get("calls_used"))
+        text.append("| %d | %d | %s |" % (row["n"], row["seed"], " | ".join(c)))
+    return "\n".join(text) + "\n"
+
+
+def saved_rows(out):
+    folder = os.path.join(out, "rows")
+    if not os.path.isdir(folder):
+        return []
+    rows = []
+    for name in os.listdir(folder):
+        with open(os.path.join(folder, name)) as f:
+            rows.append(json.load(f))
+    rows.sort(key=lambda r: (r["n"], r["seed"], (r.get("reprokit") or {}).get("jobs") or 0))
+    return rows
+
+
+def write_table(out):
+    rows = saved_rows(out)
+    text = table(rows)
+    print(text)
+    with open(os.path.join(out, "fx_minifier_compare.md"), "w") as f:
+        f.write(text)
+    with open(os.path.join(out, "fx_minifier_compare.json"), "w") as f:
+        json.dump(rows, f, indent=1)
+
+
 def main(argv):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--out", required=True)
@@ -222,84 +384,92 @@ def main(argv):
     p.add_argument("--jobs", default="1",
                    help="reprokit minify -j; a list (1,8) runs reprokit once per value, each "
                         "with its own fresh caches, pool and capture")
-    p.add_argument("--pool", action="store_true",
-                   help="start a warm backend pool (-j processes) per graph before capture; "
-                        "its start-up is reported apart, like fx_minifier's import of torch")
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--pool", action="store_true",
+                      help="start a warm backend pool (-j processes) per graph before capture; "
+                           "its start-up is reported apart, like fx_minifier's import of torch")
+    mode.add_argument("--e2e", action="store_true",
+                      help="end to end from the typed command, both tools cold (see above)")
     p.add_argument("--skip-fx", action="store_true")
     p.add_argument("--skip-reprokit", action="store_true")
+    p.add_argument("--backend", default="torch_inductor",
+                   help="--e2e: reprokit's backend; `reprokit` (the built-in compiler behind the "
+                        "protocol, with its planted relu fault) runs without torch, with --skip-fx")
     p.add_argument("--dry", action="store_true", help="write the .rk and fx code only")
+    p.add_argument("--table-only", action="store_true",
+                   help="print the table of the rows in DIR/rows; run nothing")
+    p.add_argument("--fx-one", nargs=2, type=int, metavar=("N", "SEED"), help=argparse.SUPPRESS)
     args = p.parse_args(argv)
+    if args.fx_one:
+        return fx_one(args.fx_one[0], args.fx_one[1], args.device)
     os.makedirs(args.out, exist_ok=True)
-    # fx_minifier's Inductor and Triton caches: its own, fresh (set before
-    # torch is imported); each reprokit run gets its own (run_reprokit).
-    for var, name in (("TORCHINDUCTOR_CACHE_DIR", "fx-inductor-cache"),
-                      ("TRITON_CACHE_DIR", "fx-triton-cache")):
-        if var not in os.environ:
-            os.environ[var] = os.path.join(os.path.abspath(args.out), name)
-            shutil.rmtree(os.environ[var], ignore_errors=True)
+    if args.table_only:
+        write_table(args.out)
+        return 0
+    if not args.e2e:
+        # fx_minifier's Inductor and Triton caches: its own, fresh (set
+        # before torch is imported); each reprokit run gets its own.
+        for var, name in (("TORCHINDUCTOR_CACHE_DIR", "fx-inductor-cache"),
+                          ("TRITON_CACHE_DIR", "fx-triton-cache")):
+            if var not in os.environ:
+                os.environ[var] = os.path.join(os.path.abspath(args.out), name)
+                shutil.rmtree(os.environ[var], ignore_errors=True)
     sizes = [int(s) for s in args.sizes.split(",")]
     seeds = [int(s) for s in args.seeds.split(",")]
-    family = "triton" if args.device == "cuda" else "cpp"
-    bug = {"%s.inject_relu_bug_TESTING_ONLY" % family: "accuracy"}
-    rows = []
+    bug = bug_for(args.device)
+    if args.backend != "torch_inductor" and not (args.e2e and args.skip_fx):
+        p.error("--backend other than torch_inductor needs --e2e and --skip-fx")
+    if args.backend == "reprokit":
+        bug = {"faults": "relu:accuracy"}
+    os.makedirs(os.path.join(args.out, "rows"), exist_ok=True)
+    written = 0
     for n in sizes:
         for seed in seeds:
             dag = Dag(n, seed)
             stem = "N%d_s%d" % (n, seed)
-            rk_path = os.path.join(args.out, stem + ".rk")
+            rk_path = os.path.abspath(os.path.join(args.out, stem + ".rk"))
             with open(rk_path, "w") as f:
                 f.write(dag.rk(stem))
             with open(os.path.join(args.out, stem + ".py"), "w") as f:
                 f.write(dag.python())
-            row = {"n": n, "seed": seed, "outputs": len(dag.outputs)}
-            if not args.dry and not args.skip_fx:
-                row["fx"] = run_fx_minifier(dag, seed, args.device, bug)
-            job_counts = [int(j) for j in str(args.jobs).split(",")]
-            if args.dry or args.skip_reprokit:
-                job_counts = []
-                rows.append(row)
-                print(json.dumps(row), flush=True)
-            for jobs in job_counts:
-                if not args.reprokit:
+            written += 1
+            if args.dry:
+                continue
+            fx = None
+            if not args.skip_fx:
+                if args.e2e:
+                    work = os.path.abspath(os.path.join(args.out, stem + ".fx"))
+                    shutil.rmtree(work, ignore_errors=True)
+                    os.makedirs(work)
+                    fx = run_fx_process(n, seed, args.device, work)
+                else:
+                    fx = run_fx_minifier(dag, seed, args.device, bug)
+            job_counts = [] if args.skip_reprokit else [int(j) for j in str(args.jobs).split(",")]
+            for jobs in job_counts or [0]:
+                row = {"n": n, "seed": seed, "outputs": len(dag.outputs), "fx": fx}
+                if jobs == 0:
+                    pass
+                elif not args.reprokit:
                     row["reprokit"] = {"error": "no --reprokit given"}
                 else:
                     # Cold every time: a rerun into the same --out must not
                     # find the last run's Inductor and Triton caches.
-                    work = os.path.join(args.out, stem + ".work")
+                    work = os.path.abspath(os.path.join(args.out, stem + ".work"))
                     shutil.rmtree(work, ignore_errors=True)
                     os.makedirs(work)
-                    row["reprokit"] = run_reprokit(args.reprokit, rk_path, work, args.device, bug,
-                                                   jobs, args.pool)
-                rows.append(row)
+                    if args.e2e:
+                        row["reprokit"] = run_reprokit_e2e(args.reprokit, rk_path, work,
+                                                           args.device, bug, jobs, args.backend)
+                    else:
+                        row["reprokit"] = run_reprokit(args.reprokit, rk_path, work, args.device,
+                                                       bug, jobs, args.pool)
                 print(json.dumps(row), flush=True)
-                row = {"n": n, "seed": seed, "outputs": len(dag.outputs)}
+                with open(os.path.join(args.out, "rows", "%s_j%d.json" % (stem, jobs)), "w") as f:
+                    json.dump(row, f, indent=1)
     if args.dry:
-        print("wrote %d graphs to %s" % (len(rows), args.out))
+        print("wrote %d graphs to %s" % (written, args.out))
         return 0
-    table = ["| N | seed | fx_minifier calls | fx_minifier s | fx_minifier final nodes | "
-             "reprokit -j | reprokit calls issued (used) | reprokit minify s | "
-             "reprokit final nodes | capture s |",
-             "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
-
-    def cells(r, n):
-        if r is None:
-            return ["-"] * n
-        if "error" in r:
-            return ["error"] + ["-"] * (n - 1)
-        if n == 3:
-            return [str(r["calls"]), "%.1f" % r["seconds"], str(r["nodes"])]
-        return [str(r["jobs"]), "%s (%s)" % (r["calls"], r.get("calls_used")),
-                "%.1f" % r["seconds"], str(r["nodes"]), "%.1f" % r["capture_seconds"]]
-
-    for row in rows:
-        table.append("| %d | %d | %s |" % (row["n"], row["seed"], " | ".join(
-            cells(row.get("fx"), 3) + cells(row.get("reprokit"), 5))))
-    text = "\n".join(table) + "\n"
-    print(text)
-    with open(os.path.join(args.out, "fx_minifier_compare.md"), "w") as f:
-        f.write(text)
-    with open(os.path.join(args.out, "fx_minifier_compare.json"), "w") as f:
-        json.dump(rows, f, indent=1)
+    write_table(args.out)
     return 0
 
 

@@ -57,6 +57,8 @@ struct Input {
   // The bundle's recorded failure, when it has one.
   bool has_recorded = false;
   repro::Signature recorded;
+  // Its miscompile/precision check was deferred at capture (any subkind matches).
+  bool recorded_deferred = false;
 };
 
 int Fail(const absl::Status& status) {
@@ -94,6 +96,7 @@ absl::StatusOr<Input> LoadInput(const std::string& path, const FlagSet& flags, B
     if (repro::IsFailure(loaded->bundle.expected.kind)) {
       in.has_recorded = true;
       in.recorded = loaded->bundle.expected.signature;
+      in.recorded_deferred = loaded->bundle.precision_check_deferred;
     }
   } else {
     absl::StatusOr<GraphSource> source = LoadGraphSource(path);
@@ -228,7 +231,8 @@ int RunBisect(absl::Span<const std::string> args) {
     return NothingToAttribute(absl::StrCat("it passes with options '",
                                            in->target.options.ToString(), "'"));
   }
-  if (in->has_recorded && verdict->signature != in->recorded) {
+  if (in->has_recorded &&
+      !repro::MatchesExpected(in->recorded, in->recorded_deferred, verdict->signature)) {
     return NothingToAttribute(absl::StrCat("the bundle records ", in->recorded.ToString(),
                                            " but it now fails with ",
                                            verdict->signature.ToString()));

@@ -58,6 +58,11 @@ expect_exit 0 "captured accuracy (accuracy:miscompile:relu:f32)" \
   "$R" capture "$EX/mlp.rk" --opt faults=relu:accuracy -o bug.local
 expect_exit 2 "--precision-check: expected now or deferred" \
   "$R" capture "$EX/mlp.rk" --backend reprokit --precision-check maybe -o bad
+# bisect takes a deferred bundle's failure, now with its subkind, for the recorded one.
+expect_exit 0 "captured accuracy (accuracy:unknown:relu:f32)" \
+  "$R" capture "$EX/mlp.rk" --opt faults=relu:accuracy --precision-check deferred -o bug.local.d
+expect_exit 0 "the failure persists with every optional pass disabled" "$R" bisect bug.local.d --passes
+grep -q "the bundle records" out.txt && fail "bisect refused the deferred bundle's failure"
 # A passing graph has nothing to defer.
 expect_exit 0 "captured pass" "$R" capture "$EX/mlp.rk" --backend reprokit -o pass
 grep -q '"precision_check"' pass/repro.json && fail "a pass records a deferred check"

@@ -383,9 +383,14 @@ absl::StatusOr<LoadedBundle> LoadBundle(const std::string& dir_text, Store* fall
 }
 
 bool MatchesExpected(const Bundle& bundle, const Signature& actual) {
-  if (actual == bundle.expected.signature) return true;
-  if (!bundle.precision_check_deferred) return false;
-  std::optional<AccuracyDetail> want = ParseAccuracyDetail(bundle.expected.signature);
+  return MatchesExpected(bundle.expected.signature, bundle.precision_check_deferred, actual);
+}
+
+bool MatchesExpected(const Signature& expected, bool precision_check_deferred,
+                     const Signature& actual) {
+  if (actual == expected) return true;
+  if (!precision_check_deferred) return false;
+  std::optional<AccuracyDetail> want = ParseAccuracyDetail(expected);
   std::optional<AccuracyDetail> got = ParseAccuracyDetail(actual);
   return want.has_value() && got.has_value() && want->op == got->op &&
          want->dtype == got->dtype && want->gradient == got->gradient;

@@ -120,6 +120,8 @@ bool IsBundleDir(const std::string& dir);
 // differs from it only in the subkind (a judgement that ran the check names
 // the subkind the bundle left "unknown").
 bool MatchesExpected(const Bundle& bundle, const Signature& actual);
+bool MatchesExpected(const Signature& expected, bool precision_check_deferred,
+                     const Signature& actual);
 
 // The identity of a bundle's content: SHA-256 (64 hex) over the canonical
 // graph text, the compile options' text form and each input's name, type and
