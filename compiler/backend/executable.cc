@@ -25,6 +25,11 @@ Json PhaseTimings::ToJson() const {
   json.Set("disk_cached_kernels", Json(disk_cached_kernels));
   json.Set("compile_threads", Json(compile_threads));
   json.Set("total_ms", Json(std::round(total_ms() * 1000) / 1000));
+  if (!assembler.empty()) {
+    json.Set("assembler", Json(assembler));
+    json.Set("assemble_ms", Json(std::round(assemble_ms * 1000) / 1000));
+    json.Set("load_ms", Json(std::round(load_ms * 1000) / 1000));
+  }
   if (!kernels.empty()) {
     Json list = Json::MakeArray();
     for (const KernelCompileTiming& k : SlowestKernels(kernels.size())) {

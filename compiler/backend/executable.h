@@ -52,6 +52,12 @@ struct PhaseTimings {
   int cached_kernels = 0;  // kernels reused from earlier compiles (no O2, codegen or link)
   int disk_cached_kernels = 0;  // kernels read from an on-disk cache (linked, not compiled)
   int compile_threads = 1;
+  // GPU only, parts of codegen_ms (compiler/cuda/runtime/module_loader.h):
+  // PTX -> machine code and its load, and the assembler that made it
+  // ("nvjitlink", "ptxas" or "driver"; "" on the CPU: these stay out of the JSON).
+  double assemble_ms = 0;
+  double load_ms = 0;
+  std::string assembler;
   std::vector<KernelCompileTiming> kernels;  // program order; empty when not reported
   double total_ms() const {
     return wall_ms > 0 ? wall_ms

@@ -75,6 +75,7 @@ absl::StatusOr<std::unique_ptr<CudaProgram>> BuildCudaProgram(const kernel::Prog
       ptx_ms + std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
                    .count();
   if (!loaded.ok()) return loaded.status();
+  timings.load = (*loaded)->load_timings();
   if (dump && !(*loaded)->cubin().empty()) {
     if (absl::Status s = WriteFile(dump_dir, "kernels.cubin", (*loaded)->cubin()); !s.ok()) return s;
     const std::string sass = Sass(dump_dir);
@@ -135,6 +136,9 @@ class Cuda final : public Backend {
     timings.jit_ms = t.codegen_ms;
     timings.disk_cached_kernels = t.disk_cached_modules;
     timings.compile_threads = t.compile_threads;
+    timings.assembler = t.load.assembler;
+    timings.assemble_ms = t.load.assemble_ms;
+    timings.load_ms = t.load.load_ms;
     if (!cuda.ok()) return cuda.status();
     compiled->set_cuda(*std::move(cuda));
     if (absl::Status s = WriteDump(options, "timings.json", timings.ToJson().DumpPretty()); !s.ok()) return s;

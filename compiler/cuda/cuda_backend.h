@@ -29,6 +29,7 @@ struct CudaTimings {
   double codegen_ms = 0;   // PTX, plus the driver's load (PTX -> SASS)
   int disk_cached_modules = 0;  // PTX modules read from the disk cache
   int compile_threads = 1;
+  ModuleLoadTimings load;  // of codegen_ms: PTX -> machine code, load
 };
 
 // CompileOptions::cuda_arch as the PTX target: "auto" is the GPU's own arch

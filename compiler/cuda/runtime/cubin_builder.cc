@@ -55,7 +55,8 @@ absl::StatusOr<std::vector<std::string>> BuildCubins(const PtxAssembler& assembl
                                                      absl::Span<const std::string> ptx_modules,
                                                      const std::string& arch,
                                                      DiskKernelCache* cache, int threads,
-                                                     CubinBuildStats* stats) {
+                                                     CubinBuildStats* stats,
+                                                     absl::Span<const int> module_numbers) {
   const auto start = std::chrono::steady_clock::now();
   const int n = static_cast<int>(ptx_modules.size());
   std::vector<absl::StatusOr<std::string>> cubins(n, absl::UnknownError("not assembled"));
@@ -64,6 +65,7 @@ absl::StatusOr<std::vector<std::string>> BuildCubins(const PtxAssembler& assembl
   threads = std::max(1, std::min(threads, n));
   ParallelFor(n, threads, [&](int i) {
     const std::string& ptx = ptx_modules[i];
+    const int number = i < static_cast<int>(module_numbers.size()) ? module_numbers[i] : i;
     std::string key;
     if (cache != nullptr) {
       key = CubinCacheKey(assembler, ptx, arch);
@@ -77,13 +79,13 @@ absl::StatusOr<std::vector<std::string>> BuildCubins(const PtxAssembler& assembl
       }
     }
     const auto t0 = std::chrono::steady_clock::now();
-    cubins[i] = assembler.Assemble(ptx, arch, ModuleName(ptx, i));
+    cubins[i] = assembler.Assemble(ptx, arch, ModuleName(ptx, number));
     assemble_us.fetch_add(static_cast<int64_t>(MsSince(t0) * 1000));
     assembled.fetch_add(1);
     if (!cubins[i].ok()) return;
     if (!LooksLikeCubin(*cubins[i])) {
       cubins[i] = absl::InternalError(absl::StrCat(assembler.name(), " made no CUDA ELF image of ",
-                                                   ModuleName(ptx, i), " (",
+                                                   ModuleName(ptx, number), " (",
                                                    cubins[i]->size(), " bytes)"));
       return;
     }

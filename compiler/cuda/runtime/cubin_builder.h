@@ -47,12 +47,14 @@ std::string ModuleName(std::string_view ptx, int index);
 
 // The cubin of each of `ptx_modules`, in order, for `arch`. `cache` may be
 // null (no cache). The first error in module order is returned; it names
-// the module.
+// the module by its index in `ptx_modules`, or by `module_numbers[i]` when
+// given (the program's numbering when only some of its modules are built).
 absl::StatusOr<std::vector<std::string>> BuildCubins(const PtxAssembler& assembler,
                                                      absl::Span<const std::string> ptx_modules,
                                                      const std::string& arch,
                                                      DiskKernelCache* cache, int threads,
-                                                     CubinBuildStats* stats = nullptr);
+                                                     CubinBuildStats* stats = nullptr,
+                                                     absl::Span<const int> module_numbers = {});
 
 }  // namespace rk::compiler::cuda
 

@@ -39,6 +39,11 @@ absl::Status CudaDevice::Fill(DevicePtr, uint8_t, size_t) { return absl::Unavail
 absl::StatusOr<std::shared_ptr<CudaModule>> CudaDevice::LoadPtx(const std::string&, bool) {
   return absl::UnavailableError("no CUDA");
 }
+absl::StatusOr<std::shared_ptr<CudaModule>> CudaDevice::LoadCubin(const std::string&,
+                                                                  const std::string&) {
+  return absl::UnavailableError("no CUDA");
+}
+std::shared_ptr<CudaModule> CudaDevice::FindLoaded(const std::string&) { return nullptr; }
 absl::Status CudaDevice::Launch(void*, const LaunchDims&, void**, const std::string&) {
   return absl::UnavailableError("no CUDA");
 }
@@ -310,6 +315,28 @@ absl::StatusOr<std::shared_ptr<CudaModule>> CudaDevice::LoadPtx(const std::strin
     std::lock_guard<std::mutex> lock(CacheMutex());
     ModuleCache()[ptx] = module;
   }
+  return module;
+}
+
+std::shared_ptr<CudaModule> CudaDevice::FindLoaded(const std::string& ptx) {
+  std::lock_guard<std::mutex> lock(CacheMutex());
+  auto it = ModuleCache().find(ptx);
+  return it == ModuleCache().end() ? nullptr : it->second.lock();
+}
+
+absl::StatusOr<std::shared_ptr<CudaModule>> CudaDevice::LoadCubin(const std::string& ptx,
+                                                                  const std::string& cubin) {
+  if (absl::Status s = MakeCurrent(); !s.ok()) return s;
+  if (std::shared_ptr<CudaModule> loaded = FindLoaded(ptx)) return loaded;
+  std::shared_ptr<CudaModule> module(new CudaModule);
+  CUmodule handle = nullptr;
+  if (absl::Status s = Check(D().cuModuleLoadData(&handle, cubin.data()), "cuModuleLoadData");
+      !s.ok()) {
+    return s;
+  }
+  module->module_ = handle;
+  std::lock_guard<std::mutex> lock(CacheMutex());
+  ModuleCache()[ptx] = module;
   return module;
 }
 

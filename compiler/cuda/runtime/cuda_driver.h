@@ -88,6 +88,13 @@ class CudaDevice {
   // such modules are not cached.
   absl::StatusOr<std::shared_ptr<CudaModule>> LoadPtx(const std::string& ptx,
                                                        bool keep_cubin = false);
+  // Loads `cubin`, machine code assembled from `ptx` off the driver
+  // (ptx_assembler.h), and caches it under the PTX text as LoadPtx does.
+  absl::StatusOr<std::shared_ptr<CudaModule>> LoadCubin(const std::string& ptx,
+                                                         const std::string& cubin);
+  // The module of `ptx` LoadPtx or LoadCubin loaded in this process, while
+  // a holder keeps it; null otherwise.
+  std::shared_ptr<CudaModule> FindLoaded(const std::string& ptx);
   absl::Status Launch(void* function, const LaunchDims& dims, void** params,
                       const std::string& what);
   // Waits for all queued work; a failed kernel surfaces here (named `what`).

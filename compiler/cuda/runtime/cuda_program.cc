@@ -5,7 +5,6 @@
 #include <chrono>
 
 #include "absl/strings/str_cat.h"
-#include "base/parallel_for.h"
 
 namespace rk::compiler::cuda {
 namespace {
@@ -44,21 +43,18 @@ absl::StatusOr<std::unique_ptr<CudaProgram>> CudaProgram::Load(const kernel::Pro
   p->program_ = &program;
   p->device_ = *device;
   p->ptx_ = std::move(ptx);
-  // The driver compiles each module's PTX to SASS: on several threads when
-  // there are several.
+  // Each module's PTX to machine code, on several threads
+  // (module_loader.h).
   std::vector<std::string>& texts = p->ptx_.modules;
   if (texts.empty()) texts.push_back(p->ptx_.ptx);
   if (keep_cubin && texts.size() != 1) {
     return absl::InternalError("cuda: keeping the cubin needs a program of one module");
   }
   const int n = static_cast<int>(texts.size());
-  std::vector<absl::StatusOr<std::shared_ptr<CudaModule>>> loaded(n, absl::UnknownError("not loaded"));
-  ParallelFor(n, CompileThreads(n),
-              [&](int i) { loaded[i] = p->device_->LoadPtx(texts[i], keep_cubin); });
-  for (absl::StatusOr<std::shared_ptr<CudaModule>>& module : loaded) {
-    if (!module.ok()) return module.status();
-    p->modules_.push_back(*std::move(module));
-  }
+  absl::StatusOr<std::vector<std::shared_ptr<CudaModule>>> modules =
+      LoadModules(*p->device_, texts, keep_cubin, p->load_timings_);
+  if (!modules.ok()) return modules.status();
+  p->modules_ = *std::move(modules);
   int64_t scratch_bytes = 0;
   for (const KernelLaunch& launch : p->ptx_.launches) {
     if (launch.module < 0 || launch.module >= n) {

@@ -1,5 +1,5 @@
-// A compiled program on the GPU: its PTX modules loaded through the driver
-// (cuda_driver.h; several on several threads), constants uploaded once, the scratch buffer of split row
+// A compiled program on the GPU: its PTX modules assembled and loaded
+// (module_loader.h; several on several threads), constants uploaded once, the scratch buffer of split row
 // reductions (split_rows.h) allocated once, and Run on host tensors: inputs
 // copied in, the kernels launched in order on the shapes ptx_compiler.h chose,
 // outputs copied back. Executions of one program are serialized: the scratch
@@ -20,6 +20,7 @@
 #include "absl/types/span.h"
 #include "compiler/cuda/codegen/ptx_compiler.h"
 #include "compiler/cuda/runtime/cuda_driver.h"
+#include "compiler/cuda/runtime/module_loader.h"
 #include "compiler/ir/tensor.h"
 #include "compiler/kernel/kernel_ir.h"
 
@@ -46,6 +47,8 @@ class CudaProgram {
   // The machine code when loaded with keep_cubin (one module), else empty.
   const std::string& cubin() const { return modules_.front()->cubin(); }
   CudaDevice* device() const { return device_; }
+  // How the modules' machine code was made and loaded (module_loader.h).
+  const ModuleLoadTimings& load_timings() const { return load_timings_; }
 
  private:
   struct DeviceState;  // buffers of one execution
@@ -57,6 +60,7 @@ class CudaProgram {
   CudaDevice* device_ = nullptr;
   PtxProgram ptx_;
   std::vector<std::shared_ptr<CudaModule>> modules_;  // ptx_.modules, loaded
+  ModuleLoadTimings load_timings_;
   std::vector<void*> functions_;         // per kernel
   std::vector<DeviceBuffer> constants_;  // by constant index
   DeviceBuffer scratch_;           // the largest scratch_bytes of any launch, or none

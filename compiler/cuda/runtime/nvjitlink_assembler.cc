@@ -29,7 +29,6 @@ constexpr const char* kResultNames[] = {
     "NVJITLINK_ERROR_OUTDATED_LIBRARY", "NVJITLINK_ERROR_MISSING_FATBIN",
     "NVJITLINK_ERROR_UNRECOGNIZED_ARCH", "NVJITLINK_ERROR_UNSUPPORTED_ARCH",
     "NVJITLINK_ERROR_LTO_NOT_ENABLED"};
-constexpr const char* kOptions = "-O3";
 constexpr size_t kMaxLog = 4000;
 
 struct Api {
@@ -86,19 +85,27 @@ absl::StatusOr<Api> Resolve(void* lib) {
 
 class NvJitLink final : public PtxAssembler {
  public:
-  NvJitLink(Api api, std::string identity) : api_(api), identity_(std::move(identity)) {}
+  NvJitLink(Api api, std::string identity)
+      : api_(api), identity_(std::move(identity)), options_(AssemblerOptLevel()) {
+    // nvJitLink takes -O0 or -O3 only; the levels between go to its ptxas.
+    if (options_ == "-O1" || options_ == "-O2") {
+      extra_ = absl::StrCat("-Xptxas=", options_);
+      options_ = absl::StrCat("-O3 ", extra_);
+    }
+  }
 
   const char* name() const override { return "nvjitlink"; }
   const std::string& identity() const override { return identity_; }
-  const char* options() const override { return kOptions; }
+  const char* options() const override { return options_.c_str(); }
 
   absl::StatusOr<std::string> Assemble(std::string_view ptx, const std::string& arch,
                                        const std::string& module_name) const override {
     const std::string arch_option = absl::StrCat("-arch=", arch);
-    const char* options[] = {arch_option.c_str(), kOptions};
+    const char* options[] = {arch_option.c_str(), extra_.empty() ? options_.c_str() : "-O3",
+                             extra_.c_str()};
     Handle handle = nullptr;
-    if (int r = api_.create(&handle, 2, options); r != kSuccess) {
-      return absl::InternalError(absl::StrCat("nvJitLinkCreate(", arch_option, " ", kOptions,
+    if (int r = api_.create(&handle, extra_.empty() ? 2 : 3, options); r != kSuccess) {
+      return absl::InternalError(absl::StrCat("nvJitLinkCreate(", arch_option, " ", options_,
                                               ") for ", module_name, ": ", ResultName(r)));
     }
     std::string cubin;
@@ -136,6 +143,8 @@ class NvJitLink final : public PtxAssembler {
  private:
   const Api api_;
   const std::string identity_;
+  std::string options_;  // as one string, for cache keys
+  std::string extra_;    // a third option, or ""
 };
 
 void AddGlob(const std::string& pattern, std::vector<std::string>& out) {

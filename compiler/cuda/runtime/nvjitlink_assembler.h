@@ -1,6 +1,7 @@
 // libnvJitLink as a PtxAssembler (ptx_assembler.h): loaded at run time with
 // dlopen (no link against the toolkit, so the static binary runs where it is
-// absent), PTX compiled to a cubin in process with `-arch=<arch> -O3`, one
+// absent), PTX compiled to a cubin in process with `-arch=<arch> -O3`
+// (AssemblerOptLevel), one
 // handle per call, so modules assemble on several threads at once.
 //
 // Where: $REPROKIT_NVJITLINK when set (a library path; then only there, "off"

@@ -1,5 +1,6 @@
 #include "compiler/cuda/runtime/ptx_assembler.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -21,6 +22,14 @@ std::string AssemblyArch(std::string_view ptx, int cc_major, int cc_minor) {
     return std::string(ptx.substr(at + 8, end + 1 - (at + 8)));
   }
   return device;
+}
+
+std::string AssemblerOptLevel() {
+  const char* level = std::getenv("REPROKIT_CUDA_JIT_O");
+  if (level != nullptr && level[0] >= '0' && level[0] <= '4' && level[1] == 0) {
+    return absl::StrCat("-O", std::min(level[0] - '0', 3));
+  }
+  return "-O3";
 }
 
 bool LooksLikeCubin(std::string_view bytes) {

@@ -47,6 +47,11 @@ class PtxAssembler {
 // assembles forward for an sm_100 device, as the driver's JIT would).
 std::string AssemblyArch(std::string_view ptx, int cc_major, int cc_minor);
 
+// "-O3", the assemblers' optimization option, or -O0..-O3 from
+// $REPROKIT_CUDA_JIT_O (0..4, the driver JIT's scale; 4 reads as 3), so one
+// setting trades assembly time against code quality for every assembler.
+std::string AssemblerOptLevel();
+
 // True when `bytes` is an ELF image for a CUDA GPU (EM_CUDA): what a cubin
 // read back from a cache must be before the driver is given it.
 bool LooksLikeCubin(std::string_view bytes);

@@ -189,6 +189,32 @@ TEST(NvJitLinkTest, AssemblesRealPtxOnSeveralThreads) {
   ExpectBadPtxNamesModule(**nvjitlink);
 }
 
+// $REPROKIT_CUDA_JIT_O trades assembly time for code quality in both
+// assemblers too (nvJitLink takes -O0 and -O3 only: the levels between go to
+// its ptxas); the option is part of the cache key.
+TEST(OptLevelTest, EveryLevelAssembles) {
+  const std::vector<std::string> modules = ProgramModules(1);
+  ASSERT_FALSE(modules.empty());
+  for (const char* level : {"0", "1", "4"}) {
+    ScopedEnv env("REPROKIT_CUDA_JIT_O", level);
+    EXPECT_EQ(AssemblerOptLevel(), std::string("-O") + (level[0] == '4' ? '3' : level[0]));
+    std::vector<std::unique_ptr<PtxAssembler>> found;
+    if (auto ptxas = PtxasOrNull()) found.push_back(std::move(ptxas));
+    if (auto nvjitlink = MakeNvJitLinkAssembler(); nvjitlink.ok()) {
+      found.push_back(*std::move(nvjitlink));
+    }
+    if (found.empty()) GTEST_SKIP() << "neither ptxas nor libnvJitLink here";
+    for (const auto& assembler : found) {
+      absl::StatusOr<std::string> cubin = assembler->Assemble(modules[0], "sm_90", "module 0");
+      ASSERT_TRUE(cubin.ok()) << assembler->name() << " at level " << level << ": "
+                              << cubin.status();
+      EXPECT_TRUE(LooksLikeCubin(*cubin));
+      EXPECT_TRUE(absl::StrContains(assembler->options(), AssemblerOptLevel()))
+          << assembler->options();
+    }
+  }
+}
+
 TEST(NvJitLinkTest, AMissingLibraryIsNotFound) {
   ScopedEnv env("REPROKIT_NVJITLINK", "/nonexistent/libnvJitLink.so.13");
   absl::StatusOr<std::unique_ptr<PtxAssembler>> nvjitlink = MakeNvJitLinkAssembler();
@@ -281,7 +307,9 @@ TEST(CubinBuilderTest, KeyCoversPtxArchAndAssembler) {
   EXPECT_NE(key, CubinCacheKey(fake, "ptx ", "sm_90"));
   EXPECT_NE(key, CubinCacheKey(fake, "ptx", "sm_90a"));
   std::unique_ptr<PtxAssembler> ptxas = PtxasOrNull();
-  if (ptxas != nullptr) EXPECT_NE(key, CubinCacheKey(*ptxas, "ptx", "sm_90"));
+  if (ptxas != nullptr) {
+    EXPECT_NE(key, CubinCacheKey(*ptxas, "ptx", "sm_90"));
+  }
 }
 
 TEST(CubinBuilderTest, CorruptEntriesAreAssembledAgainAndReplaced) {

@@ -13,7 +13,6 @@
 namespace rk::compiler::cuda {
 namespace {
 
-constexpr const char* kOptions = "-O3";
 // A tool's log can be long (one line per warning); errors keep its start.
 constexpr size_t kMaxLog = 4000;
 
@@ -50,11 +49,13 @@ class TempDir {
 class Ptxas final : public PtxAssembler {
  public:
   Ptxas(std::string path, std::string version)
-      : path_(std::move(path)), identity_(absl::StrCat("ptxas ", path_, "\n", version)) {}
+      : path_(std::move(path)),
+        identity_(absl::StrCat("ptxas ", path_, "\n", version)),
+        options_(AssemblerOptLevel()) {}
 
   const char* name() const override { return "ptxas"; }
   const std::string& identity() const override { return identity_; }
-  const char* options() const override { return kOptions; }
+  const char* options() const override { return options_.c_str(); }
 
   absl::StatusOr<std::string> Assemble(std::string_view ptx, const std::string& arch,
                                        const std::string& module_name) const override {
@@ -71,7 +72,7 @@ class Ptxas final : public PtxAssembler {
     SubprocessOptions options;
     options.timeout_seconds = 600;
     absl::StatusOr<SubprocessResult> run = RunSubprocess(
-        {path_, absl::StrCat("-arch=", arch), kOptions, "-o", out, in}, options);
+        {path_, absl::StrCat("-arch=", arch), options_, "-o", out, in}, options);
     if (!run.ok()) {
       return absl::InternalError(
           absl::StrCat("ptxas on ", module_name, ": ", run.status().message()));
@@ -92,6 +93,7 @@ class Ptxas final : public PtxAssembler {
  private:
   const std::string path_;
   const std::string identity_;
+  const std::string options_;
 };
 
 }  // namespace

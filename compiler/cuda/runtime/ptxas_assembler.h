@@ -1,5 +1,5 @@
 // The toolkit's ptxas as a PtxAssembler (ptx_assembler.h): one process per
-// module (base/subprocess.h), `-arch=<arch> -O3`, the PTX and the cubin in a
+// module (base/subprocess.h), `-arch=<arch> -O3` (AssemblerOptLevel), the PTX and the cubin in a
 // temporary directory of their own, so modules assemble on as many threads
 // as call it.
 //
