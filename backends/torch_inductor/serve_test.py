@@ -107,6 +107,21 @@ class ClassifyTest(unittest.TestCase):
         self.assertIn("adapter fault", str(fault))
         self.assertIn("rk_int_div (lowering.py:77)", str(fault))
 
+    def test_untraceable_subclass_in_the_cause_chain(self):
+        class GraphBreak(Unsupported):
+            pass
+
+        inner = GraphBreak("Data-dependent branching")
+        inner.real_stack = traceback.StackSummary.from_list(
+            [(lowering.__file__, 64, "rk_clip", None)])
+        try:
+            try:
+                raise inner
+            except GraphBreak as e:
+                raise RuntimeError("backend compiler failed") from e
+        except RuntimeError as outer:
+            self.assertEqual(serve.untraceable_lowering_frame(outer), "rk_clip (lowering.py:64)")
+
     def test_untraceable_frame_from_the_message(self):
         e = Unsupported('call_method on a tensor\n\nfrom user code:\n'
                         '   File "<eval_with_key>.3", line 6, in forward\n'
