@@ -443,6 +443,12 @@ def main():
         print(f"gpu_models_compare: no reprokit binary at {a.reprokit} (--reprokit or $REPROKIT)",
               file=sys.stderr)
         return 2
+    if not a.dry_run:
+        helptext = subprocess.run([a.reprokit, "check", "--help"], capture_output=True, text=True)
+        if "--repeat" not in helptext.stdout + helptext.stderr:
+            print(f"gpu_models_compare: {a.reprokit} has no `check --repeat`: rebuild it",
+                  file=sys.stderr)
+            return 2
     libdevice = os.path.join(ROOT, ".device", "libdevice.10.bc")
     if "REPROKIT_LIBDEVICE" not in os.environ and os.path.exists(libdevice):
         os.environ["REPROKIT_LIBDEVICE"] = libdevice

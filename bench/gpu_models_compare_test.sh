@@ -19,6 +19,12 @@ grep -q "unknown model(s) \['nope'\]" "$err" || fail "unknown model not named"
 expect 2 "--repeat 0" -- python3 "$script" --out "$TEST_TMPDIR/t" --repeat 0
 expect 2 "no --out" -- python3 "$script" --dry-run
 
+printf '#!/bin/sh\necho "usage: reprokit check GRAPH"\n' >"$TEST_TMPDIR/old_reprokit"
+chmod +x "$TEST_TMPDIR/old_reprokit"
+expect 2 "a reprokit without check --repeat" -- \
+  python3 "$script" --out "$TEST_TMPDIR/t" --models tiny_cnn --reprokit "$TEST_TMPDIR/old_reprokit"
+grep -q "has no \`check --repeat\`: rebuild it" "$err" || fail "old binary not refused clearly"
+
 expect 0 "dry run" -- python3 "$script" --out "$TEST_TMPDIR/dry" --dry-run --reprokit "$bin"
 [[ $(grep -c "^|" "$TEST_TMPDIR/dry/gpu_models.md") == 7 ]] || fail "dry-run table: not a header, a rule and 5 rows"
 for m in ResNet-18 ConvNeXt-T DeiT-Tiny DistilBERT EfficientNet-B0; do
