@@ -7,7 +7,19 @@ table of medians: the compile's total (parse excluded: `total_ms`), its phases
 (LLVM IR, O2 and codegen summed over the compile threads), the process's wall
 time, and which phase is largest (docs/BENCHMARKS.md).
 
+With --device cuda (on a GPU machine): the GPU's cold compile, the same way,
+of the chain of 1,000 elementwise ops (gpu_bench's) and examples/attention.rk,
+once per PTX assembler (REPROKIT_CUDA_ASSEMBLER: the driver's JIT, ptxas
+processes, nvJitLink in process; compiler/cuda/runtime/ptx_assembler.h), each
+cold process with an empty kernel cache (PTX and cubins) and an empty driver
+JIT cache (CUDA_CACHE_PATH), then warm (both filled). Phases: graph (passes,
+fusion, kernel IR), LLVM IR, O2, PTX (NVPTX code generation), PTX->SASS (the
+assembler's wall time; with the driver, its JIT and load), load (cubins into
+the driver). Exits 1 when a compile fails.
+
 Usage: cli_compile_latency.py REPROKIT [--repeat 5] [--prefix "chrt -f 50"]
+       cli_compile_latency.py REPROKIT --device cuda [--repeat 5]
+                              [--assemblers driver,ptxas,nvjitlink]
 Run from the repository root (examples/ is read from there).
 """
 import argparse
@@ -25,11 +37,15 @@ PHASES = ["passes_ms", "fusion_ms", "kernel_ir_ms", "llvm_ir_ms", "optimize_ms",
           "link_ms"]
 
 
-def compile_once(reprokit, graph, cache_dir, prefix):
-    env = dict(os.environ, REPROKIT_KERNEL_CACHE=cache_dir)
+def compile_once(reprokit, graph, cache_dir, prefix, device="cpu", extra_env=None):
+    env = dict(os.environ, REPROKIT_KERNEL_CACHE=cache_dir, **(extra_env or {}))
     start = time.monotonic()
-    out = subprocess.run(prefix + [reprokit, "compile", "--json", graph], env=env,
-                         capture_output=True, text=True, check=True).stdout
+    run = subprocess.run(prefix + [reprokit, "compile", "--json", f"--device={device}", graph],
+                         env=env, capture_output=True, text=True)
+    if run.returncode != 0:
+        sys.exit(f"{' '.join(prefix + [reprokit, 'compile', graph])} ({device}, {extra_env}) "
+                 f"exited {run.returncode}: {run.stderr.strip()}")
+    out = run.stdout
     wall = (time.monotonic() - start) * 1000
     doc = json.loads(out)
     return doc["kernels"], doc["timings"], wall
@@ -50,14 +66,89 @@ def median(samples, key):
     return statistics.median(key(s) for s in samples)
 
 
+def long_chain(ops):
+    """gpu_bench's chain: add y, mul y, tanh, sub y, sigmoid in turn on f32[1024,1024]."""
+    t = "f32[1024,1024]"
+    forms = ["add({}, %y)", "mul({}, %y)", "tanh({})", "sub({}, %y)", "sigmoid({})"]
+    lines = [f"graph @chain{ops}(%x: {t}, %y: {t}) {{"]
+    prev = "%x"
+    for i in range(ops):
+        lines.append(f"  %v{i} = {forms[i % 5].format(prev)} : {t}")
+        prev = f"%v{i}"
+    lines.append(f"  return {prev}\n}}")
+    return "\n".join(lines) + "\n"
+
+
+GPU_TARGETS = {"chain_1000": 300, "attention": 250}  # cold total, ms (issue #37)
+
+
+def gpu_phases(timings):
+    assemble, load = timings.get("assemble_ms", 0), timings.get("load_ms", 0)
+    return {"graph": timings["passes_ms"] + timings["fusion_ms"] + timings["kernel_ir_ms"],
+            "llvm_ir": timings["llvm_ir_ms"], "o2": timings["optimize_ms"],
+            "ptx": timings["codegen_ms"] - assemble - load, "sass": assemble, "load": load}
+
+
+def gpu_main(args, prefix):
+    failures = 0
+    with tempfile.TemporaryDirectory() as work:
+        chain = os.path.join(work, "chain_1000.rk")
+        with open(chain, "w") as f:
+            f.write(long_chain(1000))
+        graphs = [chain, "examples/attention.rk"]
+        print(f"load before: {os.getloadavg()[0]:.2f}; cores: {os.cpu_count()}; median of "
+              f"{args.repeat}; ms; cold = a fresh process with empty kernel and driver JIT caches\n")
+        print("| graph | assembler | kernels | cold total | graph | LLVM IR | O2 | PTX | PTX->SASS "
+              "| load | cold process wall | warm total | warm PTX->SASS | warm process wall "
+              "| target |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+        for graph in graphs:
+            name = os.path.basename(graph)[:-3]
+            for mode in args.assemblers.split(","):
+                cold, warm, kernels, used = [], [], 0, set()
+                for i in range(args.repeat):
+                    cache = os.path.join(work, f"{name}.{mode}.{i}")
+                    env = {"REPROKIT_CUDA_ASSEMBLER": mode, "CUDA_CACHE_PATH": cache + ".jit"}
+                    kernels, timings, wall = compile_once(args.reprokit, graph, cache, prefix,
+                                                          "cuda", env)
+                    cold.append((timings, wall))
+                    used.add(timings.get("assembler", "?"))
+                    warm.append(compile_once(args.reprokit, graph, cache, prefix, "cuda", env)[1:])
+                shown = "/".join(sorted(used))
+                if used != {mode}:
+                    shown += f" (asked {mode})"
+                    failures += mode != "auto"
+                phases = {p: median(cold, lambda s, p=p: gpu_phases(s[0])[p])
+                          for p in ["graph", "llvm_ir", "o2", "ptx", "sass", "load"]}
+                total = median(cold, lambda s: s[0]["total_ms"])
+                target = GPU_TARGETS.get(name)
+                verdict = "" if target is None else (
+                    f"< {target}: {'met' if total < target else 'not met'}")
+                print(f"| {name} | {shown} | {kernels} | {total:.1f} | "
+                      + " | ".join(f"{phases[p]:.1f}" for p in phases)
+                      + f" | {median(cold, lambda s: s[1]):.1f} "
+                      f"| {median(warm, lambda s: s[0]['total_ms']):.1f} "
+                      f"| {median(warm, lambda s: gpu_phases(s[0])['sass']):.1f} "
+                      f"| {median(warm, lambda s: s[1]):.1f} | {verdict} |", flush=True)
+        print(f"\nload after: {os.getloadavg()[0]:.2f}")
+    if failures:
+        sys.exit(f"{failures} assembler(s) asked for were not used (see the assembler column)")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("reprokit")
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--prefix", default="", help="e.g. 'chrt -f 50' (realtime priority)")
     parser.add_argument("--kernels", type=int, default=300)
+    parser.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
+    parser.add_argument("--assemblers", default="driver,ptxas,nvjitlink",
+                        help="with --device cuda: REPROKIT_CUDA_ASSEMBLER values, in turn")
     args = parser.parse_args()
     prefix = shlex.split(args.prefix)
+    if args.device == "cuda":
+        gpu_main(args, prefix)
+        return
     with tempfile.TemporaryDirectory() as work:
         many = os.path.join(work, f"generated_{args.kernels}.rk")
         with open(many, "w") as f:

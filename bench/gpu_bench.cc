@@ -19,7 +19,10 @@
 //
 // Cold start (--cold-start): each case's first compile in a fresh process
 // (this binary again, --first-compile N) with an empty driver JIT cache
-// (CUDA_CACHE_PATH set to a new directory), timed from the compile call to
+// (CUDA_CACHE_PATH set to a new directory) and an empty kernel cache (PTX
+// modules and cubins: REPROKIT_KERNEL_CACHE, a new directory; the assembler
+// is $REPROKIT_CUDA_ASSEMBLER's, compiler/cuda/runtime/ptx_assembler.h,
+// its PTX->SASS and load times in their own columns), timed from the compile call to
 // a loaded program with the device context already made, plus chains of 10,
 // 100 and 1,000 elementwise ops on f32[1024,1024] (add, mul, tanh, sub,
 // sigmoid in turn), and examples/attention.rk (many kernels, compiled as a
@@ -266,7 +269,8 @@ std::string FirstCompileInChild(const std::string& self, size_t index, bool quic
   std::vector<std::string> argv = {self, "--first-compile", std::to_string(index)};
   if (quick) argv.push_back("--quick");
   rk::SubprocessOptions options;
-  options.env = {absl::StrCat("CUDA_CACHE_PATH=", dir)};
+  options.env = {absl::StrCat("CUDA_CACHE_PATH=", dir),
+                 absl::StrCat("REPROKIT_KERNEL_CACHE=", dir, "/kernels")};
   absl::StatusOr<rk::SubprocessResult> run = rk::RunSubprocess(argv, options);
   std::string line = run.ok() && run->ok() ? run->stdout_text : "";
   if (run.ok()) std::fputs(run->stderr_text.c_str(), stderr);
@@ -283,9 +287,9 @@ int ColdStart(bool quick, int repeat, const std::string& json_path) {
   if (n <= 0) return 1;
   self[n] = 0;
   std::printf("first compile in a fresh process, empty driver JIT cache (ms; the run with the "
-              "median total of %d)\n%-18s %-5s %-14s %5s %9s %9s %9s %9s %9s   %s\n",
+              "median total of %d)\n%-18s %-5s %-14s %5s %9s %9s %9s %9s %9s %9s %9s %-9s   %s\n",
               repeat, "case", "dtype", "shape", "krnls", "total", "graph", "llvm_ir", "O2",
-              "ptx+load", "all runs");
+              "ptx+load", "ptx->sass", "load", "assembler", "all runs");
   std::string json = "[";
   int failures = 0;
   const std::vector<Case> cases = ColdStartCases(quick);
@@ -306,13 +310,20 @@ int ColdStart(bool quick, int repeat, const std::string& json_path) {
     for (const auto& run : runs) absl::StrAppendFormat(&all, "%s%.1f", all.empty() ? "" : " ", run.first);
     const size_t shape_at = line.find("\"shape\": \"") + 10;
     const std::string shape = line.substr(shape_at, line.find('"', shape_at) - shape_at);
-    std::printf("%-18s %-5s %-14s %5d %9.1f %9.1f %9.1f %9.1f %9.1f   %s\n", cases[i].name.c_str(),
+    const size_t assembler_at = line.find("\"assembler\": \"");
+    const std::string assembler =
+        assembler_at == std::string::npos
+            ? "?"
+            : line.substr(assembler_at + 14, line.find('"', assembler_at + 14) - assembler_at - 14);
+    std::printf("%-18s %-5s %-14s %5d %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f %-9s   %s\n",
+                cases[i].name.c_str(),
                 cases[i].dtype.c_str(), shape.c_str(), static_cast<int>(JsonNumber(line, "kernels")),
                 runs[runs.size() / 2].first,
                 JsonNumber(line, "passes_ms") + JsonNumber(line, "fusion_ms") +
                     JsonNumber(line, "kernel_ir_ms"),
                 JsonNumber(line, "llvm_ir_ms"), JsonNumber(line, "optimize_ms"),
-                JsonNumber(line, "codegen_ms"), all.c_str());
+                JsonNumber(line, "codegen_ms"), JsonNumber(line, "assemble_ms"),
+                JsonNumber(line, "load_ms"), assembler.c_str(), all.c_str());
     std::fflush(stdout);
     // The median run's object, with every run's total added.
     absl::StrAppend(&json, json.size() > 1 ? ",\n " : "\n ", line.substr(0, line.size() - 1),

@@ -174,21 +174,10 @@ std::vector<std::string> NvJitLinkCandidates() {
       AddGlob(absl::StrCat(root, lib, "/libnvJitLink.so.[0-9]*"), out);
     }
   }
-  std::vector<std::string> envs;
-  if (const char* venv = std::getenv("VIRTUAL_ENV"); venv != nullptr && *venv != 0) {
-    envs.push_back(venv);
-  }
-  for (const char* prefix : {"/opt/*/.venv", "/opt/*", "/usr/local", "/usr"}) envs.push_back(prefix);
-  if (const char* home = std::getenv("HOME"); home != nullptr && *home == '/') {
-    envs.push_back(absl::StrCat(home, "/.local"));
-  }
-  for (const std::string& env : envs) {
-    for (const char* packages : {"site-packages", "dist-packages"}) {
-      for (const char* wheel : {"nvjitlink", "cu13", "cu12"}) {
-        AddGlob(absl::StrCat(env, "/lib/python3*/", packages, "/nvidia/", wheel,
-                             "/lib/libnvJitLink.so.[0-9]*"),
-                out);
-      }
+  for (const char* wheel : {"nvjitlink", "cu13", "cu12"}) {
+    for (std::string& path :
+         PythonPackageFiles(absl::StrCat("nvidia/", wheel, "/lib/libnvJitLink.so.[0-9]*"))) {
+      out.push_back(std::move(path));
     }
   }
   return out;

@@ -8,8 +8,7 @@
 // for none), else the loader's search (libnvJitLink.so.13, .12, .so), the
 // toolkit ($CUDA_PATH, /usr/local/cuda: lib64/, lib/), then the nvidia wheels
 // of Python environments (nvidia/nvjitlink/lib, nvidia/cu13/lib,
-// nvidia/cu12/lib under $VIRTUAL_ENV, /opt/*/.venv, /usr/local/lib and
-// /usr/lib python3.* site- and dist-packages, ~/.local).
+// nvidia/cu12/lib: PythonPackageFiles, ptx_assembler.h).
 //
 // Tested by compiler/cuda/runtime/ptx_assembler_test.cc (skips without the
 // library).

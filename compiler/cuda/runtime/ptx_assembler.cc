@@ -1,5 +1,7 @@
 #include "compiler/cuda/runtime/ptx_assembler.h"
 
+#include <glob.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -30,6 +32,29 @@ std::string AssemblerOptLevel() {
     return absl::StrCat("-O", std::min(level[0] - '0', 3));
   }
   return "-O3";
+}
+
+std::vector<std::string> PythonPackageFiles(const std::string& relative) {
+  std::vector<std::string> envs;
+  if (const char* venv = std::getenv("VIRTUAL_ENV"); venv != nullptr && *venv != 0) {
+    envs.push_back(venv);
+  }
+  for (const char* prefix : {"/opt/*/.venv", "/opt/*", "/usr/local", "/usr"}) envs.push_back(prefix);
+  if (const char* home = std::getenv("HOME"); home != nullptr && *home == '/') {
+    envs.push_back(absl::StrCat(home, "/.local"));
+  }
+  std::vector<std::string> out;
+  for (const std::string& env : envs) {
+    for (const char* packages : {"site-packages", "dist-packages"}) {
+      const std::string pattern = absl::StrCat(env, "/lib/python3*/", packages, "/", relative);
+      glob_t found;
+      if (::glob(pattern.c_str(), 0, nullptr, &found) == 0) {
+        for (size_t i = found.gl_pathc; i > 0; --i) out.push_back(found.gl_pathv[i - 1]);
+      }
+      ::globfree(&found);
+    }
+  }
+  return out;
 }
 
 bool LooksLikeCubin(std::string_view bytes) {

@@ -19,6 +19,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/statusor.h"
 
@@ -55,6 +56,13 @@ std::string AssemblerOptLevel();
 // True when `bytes` is an ELF image for a CUDA GPU (EM_CUDA): what a cubin
 // read back from a cache must be before the driver is given it.
 bool LooksLikeCubin(std::string_view bytes);
+
+// Files matching `relative` (a glob) under the package folders of Python
+// environments (site-packages and dist-packages of python3.* under
+// $VIRTUAL_ENV, /opt/*/.venv, /opt/*, /usr/local, /usr, ~/.local), where the
+// nvidia and triton wheels keep the toolkit's pieces; within one folder
+// highest name first.
+std::vector<std::string> PythonPackageFiles(const std::string& relative);
 
 struct AssemblerChoice {
   std::shared_ptr<const PtxAssembler> assembler;  // null: the driver's JIT

@@ -215,6 +215,24 @@ TEST(OptLevelTest, EveryLevelAssembles) {
   }
 }
 
+// The library and ptxas as the Python wheels of torch's environment keep
+// them are found.
+TEST(PythonPackageFilesTest, FindsWheelFilesOfAVirtualEnv) {
+  const std::string venv = absl::StrCat(::testing::TempDir(), "/venv");
+  std::filesystem::remove_all(venv);
+  const std::string lib = venv + "/lib/python3.12/site-packages/nvidia/cu13/lib";
+  ASSERT_TRUE(MakeDirs(lib).ok());
+  ASSERT_TRUE(WriteStringToFile(lib + "/libnvJitLink.so.13", "").ok());
+  ScopedEnv env("VIRTUAL_ENV", venv.c_str());
+  const std::vector<std::string> found =
+      PythonPackageFiles("nvidia/cu13/lib/libnvJitLink.so.[0-9]*");
+  ASSERT_FALSE(found.empty());
+  EXPECT_EQ(found.front(), lib + "/libnvJitLink.so.13");
+  const std::vector<std::string> candidates = NvJitLinkCandidates();
+  EXPECT_NE(std::find(candidates.begin(), candidates.end(), lib + "/libnvJitLink.so.13"),
+            candidates.end());
+}
+
 TEST(NvJitLinkTest, AMissingLibraryIsNotFound) {
   ScopedEnv env("REPROKIT_NVJITLINK", "/nonexistent/libnvJitLink.so.13");
   absl::StatusOr<std::unique_ptr<PtxAssembler>> nvjitlink = MakeNvJitLinkAssembler();

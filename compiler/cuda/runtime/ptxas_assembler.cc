@@ -105,7 +105,15 @@ std::string FindPtxas() {
     if (IsExecutable(path)) return path;
   }
   if (IsExecutable("/usr/local/cuda/bin/ptxas")) return "/usr/local/cuda/bin/ptxas";
-  return FindOnPath("ptxas");
+  if (std::string path = FindOnPath("ptxas"); !path.empty()) return path;
+  // The toolkit's ptxas as Python wheels carry it (nvidia's, Triton's).
+  for (const char* relative : {"nvidia/cu13/bin/ptxas", "nvidia/cuda_nvcc/bin/ptxas",
+                               "triton/backends/nvidia/bin/ptxas"}) {
+    for (const std::string& path : PythonPackageFiles(relative)) {
+      if (IsExecutable(path)) return path;
+    }
+  }
+  return "";
 }
 
 absl::StatusOr<std::unique_ptr<PtxAssembler>> MakePtxasAssembler(const std::string& path) {

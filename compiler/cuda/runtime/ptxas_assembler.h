@@ -4,7 +4,8 @@
 // as call it.
 //
 // Where: $REPROKIT_PTXAS when set (then only there), else $CUDA_PATH/bin,
-// /usr/local/cuda/bin, PATH.
+// /usr/local/cuda/bin, PATH, then Python environments' wheels
+// (nvidia/cu13/bin, nvidia/cuda_nvcc/bin, triton/backends/nvidia/bin).
 //
 // Tested by compiler/cuda/runtime/ptx_assembler_test.cc (skips without ptxas).
 #ifndef REPROKIT_COMPILER_CUDA_RUNTIME_PTXAS_ASSEMBLER_H_
