@@ -7,7 +7,7 @@
 // `reprokit export BUNDLE --standalone DIR [--target NAME]`: the repro in the
 // target's own terms, run without reprokit (repro/standalone/standalone.h):
 // for ONNX Runtime model.onnx, .npy inputs and expected values, repro.py and
-// repro.js; for Inductor a torch repro.py. Tested by
+// repro.js; for Inductor a torch repro.py; for XLA a jax repro.py. Tested by
 // tools/standalone_cli_test.sh.
 #include <cstdio>
 #include <filesystem>
@@ -83,7 +83,7 @@ int RunExport(absl::Span<const std::string> args) {
   int64_t seed = 0;
   FlagSet flags(
       "export BUNDLE|GRAPH --onnx -o MODEL.onnx [--data-dir DIR | --no-data]\n"
-      "       export BUNDLE|GRAPH --standalone DIR [--target onnxruntime|torch_inductor]",
+      "       export BUNDLE|GRAPH --standalone DIR [--target onnxruntime|torch_inductor|jax_xla]",
       absl::StrCat(
           "Writes the bundle's (or graph's) graph as an ONNX model (opset 17) and\n"
           "beside it, in ONNX's test-data layout, its inputs (input_<i>.pb: the\n"
@@ -95,12 +95,14 @@ int RunExport(absl::Span<const std::string> args) {
                 "(docs/ONNX.md, \"Static builds\").\n",
           "With --standalone DIR: the repro in its target's own terms, run without\n"
           "reprokit (ONNX Runtime: model.onnx, inputs and expected values as .npy,\n"
-          "repro.py and repro.js; Inductor: a torch repro.py), exiting 1 while the\n"
+          "repro.py and repro.js; Inductor: a torch repro.py; XLA: a jax repro.py),\n"
+          "exiting 1 while the\n"
           "failure is present and 0 once fixed (docs/BACKENDS.md).\n"
           "Exit: 0 written, 2 bad input or an op with no ONNX form."));
   flags.String("standalone", &standalone, "write a standalone reproducer into this directory");
   flags.String("target", &target,
-               "the standalone form: onnxruntime or torch_inductor (default: the bundle's backend)");
+               "the standalone form: onnxruntime, torch_inductor or jax_xla (default: the "
+               "bundle's backend)");
   flags.Bool("onnx", &onnx, "write ONNX (the only format; required)");
   flags.String("out", &out, "model file to write (required)", 'o');
   flags.String("data-dir", &data_dir, "where the tensors go (default: MODEL_data/ beside it)");

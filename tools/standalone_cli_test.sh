@@ -10,6 +10,8 @@
 #   the reason otherwise); repro.py is valid Python either way;
 # - Inductor: repro.py compiles, and on a torch without torch.compile (Debian's
 #   1.13) runs its eager part, judges it and says it could not compile (exit 2);
+# - XLA: the jax repro.py compiles, names its target, and without jax says it
+#   cannot test (exit 2);
 # - bad input: a built-in bundle without --target, a non-empty DIR (exit 2).
 set -uo pipefail
 root="${TEST_SRCDIR:-}/${TEST_WORKSPACE:-}"
@@ -118,6 +120,19 @@ elif "$py" -c 'import torch, numpy' 2>/dev/null; then
   run "torch repro.py" 0 'compiled: output r: ok' "$py" "$tmp/torch.sa/repro.py"
 else
   echo "SKIP torch repro.py run: $py has no torch"
+fi
+
+# XLA (jax): a jax repro.py of the same bundle; valid Python always; run where
+# jax imports, else it must say it cannot test (exit 2).
+run "export jax" 0 'repro\.py' \
+  "$rk" export "$tmp/ok" --standalone "$tmp/jax.sa" --target jax_xla
+"$py" -m py_compile "$tmp/jax.sa/repro.py" || fail "the jax repro.py does not compile"
+grep -q 'jnp.matmul(v0_x, v1_w)' "$tmp/jax.sa/repro.py" || fail "no matmul line in the jax repro.py"
+grep -q '"target": "jax_xla"' "$tmp/jax.sa/expected.json" || fail "expected.json does not name jax_xla"
+if "$py" -c 'import jax, numpy' 2>/dev/null; then
+  run "jax repro.py" 0 'compiled: output r: ok' "$py" "$tmp/jax.sa/repro.py"
+else
+  run "jax repro.py, no jax" 2 "cannot test: .*jax" "$py" "$tmp/jax.sa/repro.py"
 fi
 
 # Bad input.

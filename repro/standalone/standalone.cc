@@ -10,6 +10,7 @@
 #include "base/json.h"
 #include "compiler/reference/interpreter.h"
 #include "repro/oracle/accuracy.h"
+#include "repro/standalone/jax_source.h"
 #include "repro/standalone/npy.h"
 #include "repro/standalone/scripts.h"
 #include "repro/standalone/torch_source.h"
@@ -38,15 +39,21 @@ absl::Status WriteText(const fs::path& path, const std::string& text, bool execu
 // (which no released target has). Inductor's own planted bugs
 // (`cpp.inject_relu_bug_TESTING_ONLY`, `triton.inject_relu_bug_TESTING_ONLY`)
 // are settings of released PyTorch: they stay, or the repro.py of a bug
-// planted that way would not reproduce.
-Json OptionsJson(const compiler::CompileOptions& options) {
+// planted that way would not reproduce. The jax repro.py applies the jax_xla
+// adapter's planted relu fault itself (and says so), so that one stays too; a
+// jax repro.py of another backend's bundle takes none of its options.
+Json OptionsJson(const compiler::CompileOptions& options, StandaloneTarget target) {
   Json j = Json::MakeObject();
   const bool inductor = options.backend == "torch_inductor";
+  const bool jax = absl::EndsWith(options.backend, "jax_xla") ||
+                   absl::EndsWith(options.backend, "jax_xla/serve");
+  if (target == StandaloneTarget::kXla && !jax) return j;
   for (const std::string& kv : options.backend_options) {
     const size_t colon = kv.find(':');
     if (colon == std::string::npos) continue;
     const std::string key = kv.substr(0, colon);
-    if (absl::StrContains(key, "TESTING_ONLY") && !(inductor && absl::StrContains(key, "."))) {
+    if (absl::StrContains(key, "TESTING_ONLY") && !(inductor && absl::StrContains(key, ".")) &&
+        !(jax && key == "inject_relu_bug_TESTING_ONLY")) {
       continue;
     }
     j.Set(key, kv.substr(colon + 1));
@@ -149,6 +156,23 @@ absl::Status WriteTensors(const fs::path& dir, const std::string& stem,
   return absl::OkStatus();
 }
 
+// A Python form's constants as const_<id>.npy; the spec's "constants" object.
+absl::StatusOr<Json> WriteConstants(
+    const fs::path& dir, const std::vector<std::pair<int, HostTensor>>& values,
+    std::vector<std::string>* files) {
+  Json constants = Json::MakeObject();
+  for (const auto& [id, value] : values) {
+    const std::string name = absl::StrCat("const_", id, ".npy");
+    if (absl::Status s = WriteNpy(value, (dir / name).string()); !s.ok()) return s;
+    files->push_back(name);
+    Json c = Json::MakeObject();
+    c.Set("file", name);
+    c.Set("dtype", std::string(compiler::DTypeName(value.dtype())));
+    constants.Set(absl::StrCat(id), std::move(c));
+  }
+  return constants;
+}
+
 }  // namespace
 
 absl::StatusOr<StandaloneTarget> ParseStandaloneTarget(const std::string& backend) {
@@ -159,10 +183,11 @@ absl::StatusOr<StandaloneTarget> ParseStandaloneTarget(const std::string& backen
   }
   if (name == "onnxruntime") return StandaloneTarget::kOnnxRuntime;
   if (name == "torch_inductor") return StandaloneTarget::kInductor;
+  if (name == "jax_xla") return StandaloneTarget::kXla;
   return absl::InvalidArgumentError(absl::StrCat(
       "no standalone form for target \"", backend.empty() ? "builtin" : backend,
-      "\": the forms are onnxruntime and torch_inductor (--target names one for a bundle of "
-      "another backend)"));
+      "\": the forms are onnxruntime, torch_inductor and jax_xla (--target names one for a "
+      "bundle of another backend)"));
 }
 
 absl::StatusOr<std::vector<std::string>> WriteStandalone(const StandaloneRequest& r,
@@ -184,7 +209,7 @@ absl::StatusOr<std::vector<std::string>> WriteStandalone(const StandaloneRequest
   Json spec = Json::MakeObject();
   spec.Set("format", "reprokit-standalone");
   spec.Set("device", r.options.device);
-  spec.Set("options", OptionsJson(r.options));
+  spec.Set("options", OptionsJson(r.options, r.target));
   Json inputs = Json::MakeArray();
   if (absl::Status s = WriteTensors(dir, "input", r.inputs, &files, &inputs); !s.ok()) return s;
   spec.Set("inputs", std::move(inputs));
@@ -222,21 +247,31 @@ absl::StatusOr<std::vector<std::string>> WriteStandalone(const StandaloneRequest
                             r.options.device == "cuda" ? "CUDA" : "CPU");
     run = "    python3 repro.py        # onnxruntime + numpy\n"
           "    NODE_PATH=/path/to/node_modules node repro.js   # onnxruntime-node\n";
+  } else if (r.target == StandaloneTarget::kXla) {
+    spec.Set("target", "jax_xla");
+    absl::StatusOr<JaxSource> source = GraphAsJax(r.graph);
+    if (!source.ok()) return source.status();
+    absl::StatusOr<Json> constants = WriteConstants(dir, source->constants, &files);
+    if (!constants.ok()) return constants.status();
+    spec.Set("constants", *std::move(constants));
+    if (absl::Status s = WriteText(dir / "repro.py",
+                                   absl::StrCat(kJaxHeadPy, kJudgePy, source->make_graph,
+                                                kJaxMainPy),
+                                   true);
+        !s.ok()) {
+      return s;
+    }
+    files.push_back("repro.py");
+    settings = absl::StrCat("jax.jit (XLA) on ", r.options.device, ", options ",
+                            spec.Find("options")->Dump());
+    run = "    python3 repro.py        # jax + numpy\n";
   } else {
     spec.Set("target", "torch_inductor");
     absl::StatusOr<TorchSource> source = GraphAsTorch(r.graph);
     if (!source.ok()) return source.status();
-    Json constants = Json::MakeObject();
-    for (const auto& [id, value] : source->constants) {
-      const std::string name = absl::StrCat("const_", id, ".npy");
-      if (absl::Status s = WriteNpy(value, (dir / name).string()); !s.ok()) return s;
-      files.push_back(name);
-      Json c = Json::MakeObject();
-      c.Set("file", name);
-      c.Set("dtype", std::string(compiler::DTypeName(value.dtype())));
-      constants.Set(absl::StrCat(id), std::move(c));
-    }
-    spec.Set("constants", std::move(constants));
+    absl::StatusOr<Json> constants = WriteConstants(dir, source->constants, &files);
+    if (!constants.ok()) return constants.status();
+    spec.Set("constants", *std::move(constants));
     if (absl::Status s = WriteText(dir / "repro.py",
                                    absl::StrCat(kTorchHeadPy, kJudgePy, source->make_graph,
                                                 kTorchMainPy),

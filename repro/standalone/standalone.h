@@ -16,6 +16,13 @@
 // them), its inputs as .npy, torch.compile under the recorded
 // torch._inductor.config options, the eager fp64 result and the same rule.
 //
+// XLA (jax_xla): repro.py with the graph as a jax function (jax_source.h, the
+// semantics of backends/jax_xla/serve), jax.jit on the recorded device with the
+// recorded jit / matmul precision / XLA options, the op-by-op run in the
+// graph's dtypes and in f64, and the same rule. It carries the adapter's own
+// planted relu fault (inject_relu_bug_TESTING_ONLY) and says so when it runs,
+// so the polarity of a planted bundle's reproducer can be tested.
+//
 // The bound omits the oracle's low-precision floors (computed_in, operand
 // rounding), so a standalone script is at most stricter than the oracle on
 // graphs that widen bf16/f16.
@@ -36,9 +43,10 @@
 
 namespace rk::repro {
 
-enum class StandaloneTarget { kOnnxRuntime, kInductor };
+enum class StandaloneTarget { kOnnxRuntime, kInductor, kXla };
 
-// "onnxruntime" (or a path ending in onnxruntime/serve), "torch_inductor";
+// "onnxruntime" (or a path ending in onnxruntime/serve), "torch_inductor",
+// "jax_xla";
 // InvalidArgument naming the ones there are otherwise.
 absl::StatusOr<StandaloneTarget> ParseStandaloneTarget(const std::string& backend);
 
