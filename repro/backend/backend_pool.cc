@@ -148,16 +148,22 @@ absl::StatusOr<std::unique_ptr<BackendProcess>> StartWarm(const BackendPoolOptio
 absl::Status ServeBackendPool(const BackendPoolOptions& options,
                               const std::function<void(const BackendHello&)>& ready) {
   stop_requested.store(false);
-  absl::StatusOr<std::unique_ptr<BackendProcess>> first = StartWarm(options);
-  if (!first.ok()) return first.status();
-  const BackendHello hello = (*first)->hello();
   ChannelPool pool(
       [&options]() -> absl::StatusOr<std::unique_ptr<BackendChannel>> {
         absl::StatusOr<std::unique_ptr<BackendProcess>> p = StartWarm(options);
         if (!p.ok()) return p.status();
         return std::unique_ptr<BackendChannel>(*std::move(p));
       },
-      options.processes, *std::move(first));
+      options.processes);
+  // Every process starts at once (a Python backend's import and warm-up side
+  // by side, not the first's before the others'); the first to be ready gives
+  // the hello. When a start fails, Acquire starts one more in its slot and
+  // returns that one's error: a backend that cannot start is reported.
+  pool.Prestart();
+  absl::StatusOr<std::unique_ptr<BackendChannel>> first = pool.Acquire();
+  if (!first.ok()) return first.status();
+  const BackendHello hello = (*first)->hello();
+  pool.Release(*std::move(first));
   pool.Prestart();
   if (!options.warm_devices.empty() && !options.ready_when_first_warm) {
     // Ready means warm: every slot opened and warmed up (or given up on).

@@ -66,10 +66,15 @@ class PoolTest : public ::testing::Test {
       if (c.ok()) (void)(*c)->Stop();
       server_.wait();
     }
+    ::rmdir((dir_ + "/first").c_str());
     ::rmdir(dir_.c_str());
   }
   void StartPool(int processes, absl::Duration idle = absl::Minutes(5)) {
     options_.command = Builtin();
+    StartPoolWith(processes, idle);
+  }
+  // With options_.command as it is.
+  void StartPoolWith(int processes, absl::Duration idle = absl::Minutes(5)) {
     options_.processes = processes;
     options_.idle = idle;
     absl::StatusOr<std::string> socket =
@@ -271,6 +276,85 @@ TEST_F(PoolTest, AWarmPoolIsReadyWithEveryProcessStarted) {
   EXPECT_EQ(status->GetInt("idle").value_or(-1), 3) << status->Dump();
   // Warm-ups are not requests the pool served.
   EXPECT_EQ(status->GetInt("served").value_or(-1), 0) << status->Dump();
+}
+
+// The built-in server started by a shell that first waits: `slow_seconds` for
+// every process but the first to start (`mkdir` elects it), and
+// `every_seconds` for all of them.
+BackendCommand SlowBuiltin(const std::string& dir, int slow_seconds, int every_seconds) {
+  const std::string server =
+      absl::StrCat(std::getenv("TEST_SRCDIR"), "/reprokit/repro/backend/builtin_server_main");
+  return {"reprokit",
+          {"/bin/sh", "-c",
+           absl::StrCat("sleep ", every_seconds, "; mkdir '", dir, "/first' 2>/dev/null || sleep ",
+                        slow_seconds, "; exec '", server, "'")}};
+}
+
+// Every process starts at once: a pool of 4 whose processes each take 2 s to
+// start is ready (all warm) in about 2 s, not the first's 2 s and then the
+// others' 2 s.
+TEST_F(PoolTest, ProcessesStartSideBySide) {
+  options_.warm_devices = {"cpu"};
+  const absl::Time started = absl::Now();
+  options_.command = SlowBuiltin(dir_, 0, 2);
+  StartPoolWith(4);
+  const absl::Duration took = absl::Now() - started;
+  EXPECT_LT(took, absl::Milliseconds(3800)) << took;
+  absl::StatusOr<std::unique_ptr<PoolConnection>> c =
+      PoolConnection::Connect(socket_, absl::Seconds(30));
+  ASSERT_TRUE(c.ok()) << c.status();
+  absl::StatusOr<Json> status = (*c)->Status();
+  ASSERT_TRUE(status.ok()) << status.status();
+  EXPECT_EQ(status->GetInt("started").value_or(-1), 4) << status->Dump();
+}
+
+// ready_when_first_warm (`capture --pool`): ready once one process is warm,
+// while the others still start; they join the pool afterwards.
+TEST_F(PoolTest, ReadyWhenFirstWarmDoesNotWaitForTheOthers) {
+  options_.warm_devices = {"cpu"};
+  options_.ready_when_first_warm = true;
+  options_.command = SlowBuiltin(dir_, 3, 0);
+  const absl::Time started = absl::Now();
+  StartPoolWith(3);
+  EXPECT_LT(absl::Now() - started, absl::Milliseconds(2500));
+  absl::StatusOr<std::unique_ptr<PoolConnection>> c =
+      PoolConnection::Connect(socket_, absl::Seconds(30));
+  ASSERT_TRUE(c.ok()) << c.status();
+  absl::StatusOr<Json> status = (*c)->Status();
+  ASSERT_TRUE(status.ok()) << status.status();
+  EXPECT_EQ(status->GetInt("started").value_or(-1), 1) << status->Dump();
+  BackendOutcome out = (*c)->Run(Request(1), 1, kOutputs, 1, absl::Seconds(30));
+  EXPECT_EQ(out.kind, BackendOutcome::Kind::kReply) << out.what;
+  const absl::Time deadline = absl::Now() + absl::Seconds(30);
+  int64_t now_started = 0;
+  while (absl::Now() < deadline) {
+    status = (*c)->Status();
+    ASSERT_TRUE(status.ok()) << status.status();
+    now_started = status->GetInt("started").value_or(-1);
+    if (now_started == 3) break;
+    absl::SleepFor(absl::Milliseconds(100));
+  }
+  EXPECT_EQ(now_started, 3);
+  ::rmdir((dir_ + "/first").c_str());
+}
+
+// A backend that cannot start is reported, although its processes start in
+// the background: no pool serves.
+TEST_F(PoolTest, ABackendThatCannotStartIsAnError) {
+  for (const std::vector<std::string>& argv :
+       {std::vector<std::string>{"/nonexistent/backend"},
+        std::vector<std::string>{"/bin/sh", "-c", "exit 3"}}) {
+    options_.command = {"broken", argv};
+    options_.processes = 3;
+    absl::StatusOr<std::string> socket =
+        BackendPoolSocket(options_.command, options_.limits.memory_bytes, true);
+    ASSERT_TRUE(socket.ok()) << socket.status();
+    options_.socket_path = *socket;
+    bool ready = false;
+    absl::Status s = ServeBackendPool(options_, [&](const BackendHello&) { ready = true; });
+    EXPECT_FALSE(s.ok());
+    EXPECT_FALSE(ready);
+  }
 }
 
 TEST(ChannelPoolTest, PrestartOpensEverySlotInTheBackground) {
