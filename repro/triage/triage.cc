@@ -31,10 +31,16 @@ struct KnobProbe {
   const char* value;
   const char* device;  // "" any, else only on this device
 };
+// XLA's (jax_xla), each where this jaxlib takes it: the backend's LLVM at -O0,
+// bf16/f16 rounded at every op, GPU autotuning off, no Triton matmuls.
 constexpr KnobProbe kKnobProbes[] = {
     {"fallback_random", "True", ""},
     {"cpp.simdlen", "1", "cpu"},
     {"triton.cudagraphs", "True", "cuda"},
+    {"xla_backend_optimization_level", "0", ""},
+    {"xla_allow_excess_precision", "false", ""},
+    {"xla_gpu_autotune_level", "0", "cuda"},
+    {"xla_gpu_enable_triton_gemm", "false", "cuda"},
 };
 
 // Sets backend option `key` (replacing its earlier value).
@@ -168,6 +174,8 @@ std::vector<TriageProbe> PlanProbes(const CompileOptions& recorded, const Backen
     level = {"graph_optimization_level", {"disable", "basic", "extended", "all"}};
   } else if (hello->FindOption("compile_backend") != nullptr) {
     level = {"compile_backend", {"aot_eager", "inductor"}};
+  } else if (hello->FindOption("jit") != nullptr) {
+    level = {"jit", {"false", "true"}};  // jax_xla: op by op, then one XLA program
   }
   for (size_t i = 0; i < level.values.size(); ++i) {
     CompileOptions options = recorded;
@@ -278,7 +286,9 @@ Triage Classify(const compiler::Graph& graph, std::vector<TriageRow> rows) {
   }
   std::vector<std::string> failing, passing;
   for (const TriageRow* row : levels) {
-    const std::string value = row->probe.label.substr(row->probe.label.find('=') + 1);
+    std::string value = row->probe.label.substr(row->probe.label.find('=') + 1);
+    // A bool knob (jax_xla's jit) reads as its setting: "from level jit=true".
+    if (value == "true" || value == "false") value = row->probe.label;
     (Fails(*row) ? failing : passing).push_back(value);
   }
   if (passing.empty()) {

@@ -4,9 +4,11 @@
 // The probes (PlanProbes) are data: the configuration as recorded, the
 // target's ordered optimization knob at every value (ONNX Runtime's
 // graph_optimization_level disable..all, the built-in compiler's opt_level
-// 0..2, Inductor's compile_backend aot_eager/inductor),
-// every other device the target declares, the Inductor knobs the adapter
-// declares (fallback_random, cpp.simdlen, triton.cudagraphs), and for an
+// 0..2, Inductor's compile_backend aot_eager/inductor, jax_xla's jit
+// false/true), every other device the target declares, the Inductor and XLA
+// knobs the adapter declares (fallback_random, cpp.simdlen, triton.cudagraphs;
+// xla_backend_optimization_level, xla_allow_excess_precision,
+// xla_gpu_autotune_level, xla_gpu_enable_triton_gemm), and for an
 // external target the built-in compiler on the same device. Every verdict
 // already carries the fp64 reference and the reference in the graph's own
 // dtypes (the oracle judges against both), so those two routes are columns of
@@ -28,7 +30,8 @@
 // A real failure of the target is one of the last three (IsRealFailure).
 //
 // Tested by repro/triage/triage_test.cc (classification over hand-made
-// tables) and tools/triage_cli_test.sh (the real binary).
+// tables), repro/triage/xla_triage_test.cc (jax_xla's probes and classes) and
+// tools/triage_cli_test.sh (the real binary).
 #ifndef REPROKIT_REPRO_TRIAGE_TRIAGE_H_
 #define REPROKIT_REPRO_TRIAGE_TRIAGE_H_
 
