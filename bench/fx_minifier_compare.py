@@ -54,6 +54,7 @@ import shutil
 import random
 import subprocess
 import sys
+import tempfile
 import time
 
 SHAPE = (64, 64)
@@ -198,8 +199,8 @@ def run_reprokit_e2e(reprokit, rk_path, work, device, bug, jobs, backend="torch_
     env["TORCHINDUCTOR_CACHE_DIR"] = os.path.join(work, "inductor-cache")
     env["TRITON_CACHE_DIR"] = os.path.join(work, "triton-cache")
     env["REPROKIT_BACKEND_POOL"] = "auto"
-    env["REPROKIT_BACKEND_POOL_DIR"] = os.path.join(work, "pool")  # this run's pool only
-    os.makedirs(env["REPROKIT_BACKEND_POOL_DIR"], mode=0o700)
+    # This run's pool only, in a short folder (a Unix socket's path has 107 bytes).
+    env["REPROKIT_BACKEND_POOL_DIR"] = tempfile.mkdtemp(prefix="rkpool-")
     opts = []
     for key, value in bug.items():
         opts += ["--opt", "%s=%s" % (key, value)]
@@ -218,6 +219,7 @@ def run_reprokit_e2e(reprokit, rk_path, work, device, bug, jobs, backend="torch_
     finally:
         subprocess.run([reprokit, "backend-pool", "stop", backend], capture_output=True,
                        env=env)
+        shutil.rmtree(env["REPROKIT_BACKEND_POOL_DIR"], ignore_errors=True)
     try:
         stats = json.loads(p.stdout[p.stdout.index("{"):])
     except ValueError:
@@ -349,6 +351,23 @@ def table(rows):
             if rk and "error" not in rk:
                 c[4] = "%s (%s)" % (rk.get("calls"), rk.get("calls_used"))
         text.append("| %d | %d | %s |" % (row["n"], row["seed"], " | ".join(c)))
+    if e2e:
+        text.append("")
+        for n in sorted({row["n"] for row in rows}):
+            pairs = [(row["fx"], row["reprokit"]) for row in rows if row["n"] == n and
+                     row.get("fx") and row.get("reprokit") and "error" not in row["fx"] and
+                     "error" not in row["reprokit"]]
+            if not pairs:
+                continue
+            fx_e2e = sorted(fx["e2e_seconds"] for fx, _ in pairs)
+            fx_min = sorted(fx["seconds"] for fx, _ in pairs)
+            rk = sorted(r["e2e_seconds"] for _, r in pairs)
+            median = lambda v: v[len(v) // 2] if len(v) % 2 else (v[len(v) // 2 - 1] +
+                                                                   v[len(v) // 2]) / 2
+            text.append("N=%d, %d runs, medians: fx_minifier process %.1f s, fx_minifier() "
+                        "%.1f s, reprokit end to end %.1f s: %.2fx and %.2fx (target 5x)"
+                        % (n, len(pairs), median(fx_e2e), median(fx_min), median(rk),
+                           median(fx_e2e) / median(rk), median(fx_min) / median(rk)))
     return "\n".join(text) + "\n"
 
 
@@ -365,6 +384,7 @@ def saved_rows(out):
 
 
 def write_table(out):
+    """Prints and writes the table of every saved row; 1 when a row has an error."""
     rows = saved_rows(out)
     text = table(rows)
     print(text)
@@ -372,6 +392,11 @@ def write_table(out):
         f.write(text)
     with open(os.path.join(out, "fx_minifier_compare.json"), "w") as f:
         json.dump(rows, f, indent=1)
+    errors = [r for r in rows for t in ("fx", "reprokit") if "error" in (r.get(t) or {})]
+    for r in errors:
+        print("error in N=%d seed %d: %s" % (r["n"], r["seed"], json.dumps(r)[:600]),
+              file=sys.stderr)
+    return 1 if errors else 0
 
 
 def main(argv):
@@ -404,8 +429,7 @@ def main(argv):
         return fx_one(args.fx_one[0], args.fx_one[1], args.device)
     os.makedirs(args.out, exist_ok=True)
     if args.table_only:
-        write_table(args.out)
-        return 0
+        return write_table(args.out)
     if not args.e2e:
         # fx_minifier's Inductor and Triton caches: its own, fresh (set
         # before torch is imported); each reprokit run gets its own.
@@ -469,8 +493,7 @@ def main(argv):
     if args.dry:
         print("wrote %d graphs to %s" % (written, args.out))
         return 0
-    write_table(args.out)
-    return 0
+    return write_table(args.out)
 
 
 if __name__ == "__main__":
