@@ -16,6 +16,10 @@
 #   tools/run_device_gpu.sh fxpool ARGS  # bench/fx_minifier_compare.py --device cuda --pool
 #                                     # --reprokit /tmp/rk/reprokit ARGS (PyTorch's fx_minifier
 #                                     # against reprokit minify on Inductor, a warm pool)
+#   tools/run_device_gpu.sh fxe2e SEED [ARGS]  # the same end to end (--e2e): fx_minifier's
+#                                     # process against `capture --pool 8` + `minify -j 8`,
+#                                     # both cold, N=200,1000, one seed a call (about 5 min);
+#                                     # rows add up in /tmp/rk/fx_e2e, the table covers all
 #   tools/run_device_gpu.sh minify_j [J...]  # the built-in CPU oracle: relu:accuracy in the
 #                                     # N=200/1000 DAGs of fx_minifier_compare.py, `minify -j J`
 #                                     # for each J (default 1 4 8), wall time and calls
@@ -140,6 +144,17 @@ run_fxpool() {
     --reprokit /tmp/rk/reprokit --out /tmp/rk/fx "$@" 2>&1 | tee "$out/fx_minifier_compare.txt"
   local status=${PIPESTATUS[0]}
   cp /tmp/rk/fx/fx_minifier_compare.md "$out/" 2>/dev/null || true
+  return "$status"
+}
+
+run_fxe2e() {
+  local seed="${1:-1}"
+  shift || true
+  PYTHONUNBUFFERED=1 python3 bench/fx_minifier_compare.py --device cuda --e2e --jobs 8 \
+    --sizes 200,1000 --seeds "$seed" --reprokit /tmp/rk/reprokit --out /tmp/rk/fx_e2e "$@" \
+    2>&1 | tee -a "$out/fx_e2e.txt"
+  local status=${PIPESTATUS[0]}
+  cp /tmp/rk/fx_e2e/fx_minifier_compare.md "$out/fx_e2e.md" 2>/dev/null || true
   return "$status"
 }
 
@@ -303,6 +318,7 @@ case "$what" in
   fuzz) unpack; run_fuzz "$@"; s=$?; pack; exit $s ;;
   grad) unpack; run_grad "$@"; s=$?; pack; exit $s ;;
   fxpool) unpack; run_fxpool "$@"; s=$?; pack; exit $s ;;
+  fxe2e) unpack; run_fxe2e "$@"; s=$?; pack; exit $s ;;
   minify_j) unpack; run_minify_j "$@"; s=$?; pack; exit $s ;;
   cuda_oracle) unpack; run_cuda_oracle "$@"; s=$?; pack; exit $s ;;
   campaigns) unpack; run_campaigns "$@"; exit $? ;;
