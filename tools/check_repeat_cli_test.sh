@@ -40,6 +40,14 @@ grep -Eq "^  min [0-9.e-]+ ms, median [0-9.e-]+ ms, mean [0-9.e-]+ ms, max [0-9.
   fail "no min/median/mean line"
 grep -Eq "^  compile [0-9.]+ ms in this process \([0-9]+ kernels" "$out" || fail "no compile line"
 
+# A graph with `grad` inputs is timed as its joint graph: more kernels than the forward graph.
+expect 0 "grad graph, forward only" -- "$bin" check "$examples/mlp_train.rk" --grad none --repeat 2 --json
+forward_kernels=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["steady_state"]["kernels"])' "$out")
+expect 0 "grad graph, joint" -- "$bin" check "$examples/mlp_train.rk" --repeat 2 --json
+joint_kernels=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["steady_state"]["kernels"])' "$out")
+[[ "$joint_kernels" -gt "$forward_kernels" ]] ||
+  fail "the joint graph timed with $joint_kernels kernels, the forward one with $forward_kernels"
+
 expect 0 "no --repeat, no steady state" -- "$bin" check "$examples/mlp.rk" --json
 grep -q steady_state "$out" && fail "steady_state without --repeat"
 
