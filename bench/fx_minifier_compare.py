@@ -186,7 +186,10 @@ def run_fx_process(n, seed, device, work):
     if p.returncode != 0:
         return {"error": "fx_minifier process exited %d: %s" % (p.returncode,
                                                                 p.stderr.strip()[-400:])}
-    result = json.loads(p.stdout.strip().splitlines()[-1])
+    lines = [line for line in p.stdout.splitlines() if line.startswith("{")]
+    if not lines:
+        return {"error": "fx_minifier process printed no result: %s" % p.stdout[-400:]}
+    result = json.loads(lines[-1])
     result["e2e_seconds"] = wall
     return result
 
@@ -207,7 +210,8 @@ def run_reprokit_e2e(reprokit, rk_path, work, device, bug, jobs, backend="torch_
     started = time.monotonic()
     try:
         p = subprocess.run([reprokit, "capture", rk_path, "--backend", backend,
-                            "--device", device, "--pool", str(jobs), "-o", bundle] + opts,
+                            "--device", device, "--pool", str(jobs), "--timeout", "300",
+                            "-o", bundle] + opts,
                            capture_output=True, text=True, env=env)
         capture_seconds = time.monotonic() - started
         if p.returncode != 0:
