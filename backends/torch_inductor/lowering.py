@@ -11,7 +11,7 @@ tensor's values, and call nothing Dynamo cannot trace (.item(), data-dependent
 shapes). Only torch is imported here (no torch._dynamo, no Inductor), so the
 lowering runs on any torch with torch.fx, Debian's 1.13 included.
 
-Tested by backends/torch_inductor/lowering_test.sh: generated graphs run
+Tested by lowering_test.sh and serve_test.py beside it: generated graphs run
 eagerly through the serve loop, every output of its declared type.
 """
 
