@@ -60,11 +60,16 @@ int CubinSm(const std::string& cubin) {
   return static_cast<unsigned char>(cubin[8]) >= 8 ? (flags >> 8) & 0xff : flags & 0xff;
 }
 
+// Sets (or, with null, unsets) an environment variable for a scope.
 class ScopedEnv {
  public:
   ScopedEnv(const char* name, const char* value) : name_(name) {
     if (const char* old = std::getenv(name)) old_ = old, had_ = true;
-    ::setenv(name, value, 1);
+    if (value == nullptr) {
+      ::unsetenv(name);
+    } else {
+      ::setenv(name, value, 1);
+    }
   }
   ~ScopedEnv() {
     if (had_) {
@@ -225,6 +230,7 @@ TEST(PythonPackageFilesTest, FindsWheelFilesOfAVirtualEnv) {
   ASSERT_TRUE(MakeDirs(lib).ok());
   ASSERT_TRUE(WriteStringToFile(lib + "/libnvJitLink.so.13", "").ok());
   ScopedEnv env("VIRTUAL_ENV", venv.c_str());
+  ScopedEnv no_override("REPROKIT_NVJITLINK", nullptr);
   const std::vector<std::string> found =
       PythonPackageFiles("nvidia/cu13/lib/libnvJitLink.so.[0-9]*");
   ASSERT_FALSE(found.empty());
