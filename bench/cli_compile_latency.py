@@ -48,7 +48,7 @@ def compile_once(reprokit, graph, cache_dir, prefix, device="cpu", extra_env=Non
     out = run.stdout
     wall = (time.monotonic() - start) * 1000
     doc = json.loads(out)
-    return doc["kernels"], doc["timings"], wall
+    return doc["kernels"], doc["timings"], wall, doc.get("outputs")
 
 
 def measure(reprokit, graph, repeat, prefix, work):
@@ -56,9 +56,9 @@ def measure(reprokit, graph, repeat, prefix, work):
     kernels = 0
     for i in range(repeat):
         cache = os.path.join(work, f"{os.path.basename(graph)}.{i}")
-        kernels, timings, wall = compile_once(reprokit, graph, cache, prefix)
+        kernels, timings, wall, _ = compile_once(reprokit, graph, cache, prefix)
         cold.append((timings, wall))
-        warm.append(compile_once(reprokit, graph, cache, prefix)[1:])
+        warm.append(compile_once(reprokit, graph, cache, prefix)[1:3])
     return kernels, cold, warm
 
 
@@ -91,6 +91,7 @@ def gpu_phases(timings):
 
 def gpu_main(args, prefix):
     failures = 0
+    outputs = {}  # graph -> printed outputs -> the assemblers that printed them
     with tempfile.TemporaryDirectory() as work:
         chain = os.path.join(work, "chain_1000.rk")
         with open(chain, "w") as f:
@@ -109,11 +110,13 @@ def gpu_main(args, prefix):
                 for i in range(args.repeat):
                     cache = os.path.join(work, f"{name}.{mode}.{i}")
                     env = {"REPROKIT_CUDA_ASSEMBLER": mode, "CUDA_CACHE_PATH": cache + ".jit"}
-                    kernels, timings, wall = compile_once(args.reprokit, graph, cache, prefix,
-                                                          "cuda", env)
+                    kernels, timings, wall, out = compile_once(args.reprokit, graph, cache,
+                                                               prefix, "cuda", env)
                     cold.append((timings, wall))
                     used.add(timings.get("assembler", "?"))
-                    warm.append(compile_once(args.reprokit, graph, cache, prefix, "cuda", env)[1:])
+                    outputs.setdefault(name, {}).setdefault(json.dumps(out), []).append(mode)
+                    warm.append(
+                        compile_once(args.reprokit, graph, cache, prefix, "cuda", env)[1:3])
                 shown = "/".join(sorted(used))
                 if used != {mode}:
                     shown += f" (asked {mode})"
@@ -131,8 +134,17 @@ def gpu_main(args, prefix):
                       f"| {median(warm, lambda s: gpu_phases(s[0])['sass']):.1f} "
                       f"| {median(warm, lambda s: s[1]):.1f} | {verdict} |", flush=True)
         print(f"\nload after: {os.getloadavg()[0]:.2f}")
+    for name, seen in outputs.items():
+        if len(seen) == 1:
+            print(f"{name}: the same outputs with every assembler and run")
+        else:
+            failures += 1
+            print(f"{name}: OUTPUTS DIFFER between assemblers or runs:")
+            for printed, modes in seen.items():
+                print(f"  {sorted(set(modes))}: {printed[:300]}")
     if failures:
-        sys.exit(f"{failures} assembler(s) asked for were not used (see the assembler column)")
+        sys.exit(f"{failures} failure(s): an assembler asked for was not used (the assembler "
+                 "column) or outputs differ (above)")
 
 
 def main():
