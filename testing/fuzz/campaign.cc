@@ -6,19 +6,12 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <optional>
-#include <regex>
 #include <set>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
-#include "absl/strings/match.h"
-#include "absl/strings/str_join.h"
-#include "absl/strings/str_split.h"
-#include "base/leftovers.h"
 #include "absl/time/time.h"
-#include "compiler/ir/builder.h"
+#include "base/leftovers.h"
 #include "compiler/ir/printer.h"
 #include "compiler/ir/verifier.h"
 #include "compiler/options/compile_options.h"
@@ -27,16 +20,15 @@
 #include "minifier/interestingness.h"
 #include "repro/bundle/bundle.h"
 #include "repro/bundle/capture.h"
-#include "repro/emit/emit.h"
-#include "repro/emit/workspace.h"
 #include "repro/oracle/oracle.h"
 #include "repro/oracle/signature.h"
-#include "repro/triage/triage.h"
+#include "testing/fuzz/campaign_configs.h"
+#include "testing/fuzz/campaign_finding.h"
+#include "testing/fuzz/campaign_judging.h"
 #include "testing/fuzz/campaign_state.h"
 #include "testing/fuzz/finding_signature.h"
 #include "testing/fuzz/gradient_marks.h"
 #include "testing/fuzz/judge_gate.h"
-#include "repro/backend/locate.h"
 #include "testing/fuzz/report.h"
 
 namespace rk::fuzz {
@@ -54,53 +46,6 @@ double Since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
-struct Config {
-  std::string name;
-  CompileOptions options;
-};
-
-absl::StatusOr<repro::Verdict> GatedJudge(JudgeGate& gate, repro::Oracle& oracle,
-                                          const Graph& graph,
-                                          const std::vector<HostTensor>& inputs,
-                                          const CompileOptions& options) {
-  gate.EnterShared();
-  absl::StatusOr<repro::Verdict> v = oracle.Judge(graph, inputs, options);
-  gate.LeaveShared();
-  return v;
-}
-
-// "NAME@cpu+cuda" -> {"NAME", {"cpu", "cuda"}}; no '@' (or one inside a
-// path's folders): {spec, {}}.
-std::pair<std::string, std::vector<std::string>> SplitDevices(const std::string& spec) {
-  const size_t at = spec.rfind('@');
-  if (at == std::string::npos || spec.find('/', at) != std::string::npos) return {spec, {}};
-  std::vector<std::string> devices = absl::StrSplit(spec.substr(at + 1), '+', absl::SkipEmpty());
-  return {spec.substr(0, at), devices};
-}
-
-// A cannot_judge message as a reason: what varies between graphs out.
-// The reason a graph was not judged, as a table key: the harness's own
-// messages ("backend 'onnxruntime' does not support op erf on f64 (at %y)",
-// "undefined behavior at %d: integer division by zero (element 3: ...)") keep
-// their words and lose the node and the element; anything else is normalized
-// like a signature.
-std::string Reason(const std::string& message) {
-  static const std::regex kAtNode(R"( \(at %[^)]*\))");
-  static const std::regex kElement(R"( \(element [^)]*\))");
-  static const std::regex kNode(R"(at %[^: ]+)");
-  if (absl::StrContains(message, "does not support") ||
-      absl::StartsWith(message, "undefined behavior at %")) {
-    std::string r = std::regex_replace(message, kAtNode, "");
-    r = std::regex_replace(r, kElement, "");
-    r = std::regex_replace(r, kNode, "at %N");
-    if (r.size() > 160) r = r.substr(0, 160) + "...";
-    return r;
-  }
-  std::string r = repro::NormalizeMessage(message);
-  if (r.size() > 160) r = r.substr(0, 160) + "...";
-  return r;
-}
-
 bool AllFinite(const std::vector<HostTensor>& tensors) {
   for (const HostTensor& t : tensors) {
     if (!compiler::IsFloat(t.dtype())) continue;
@@ -110,50 +55,6 @@ bool AllFinite(const std::vector<HostTensor>& tensors) {
   }
   return true;
 }
-
-// The minimizer's question for the fuzzer: does the candidate still fail
-// with the same kind (and, for accuracy, the same subkind)? The failing
-// output's op and dtype may change, so a culprit upstream of the op that
-// shows the error (relu feeding a mul) is cut down to itself, and findings
-// dedup by root cause rather than by where the error surfaced.
-class RootCauseInterestingness : public minifier::Interestingness {
- public:
-  RootCauseInterestingness(repro::Oracle* oracle, JudgeGate* gate, CompileOptions options,
-                           const repro::Verdict& expected)
-      : oracle_(oracle), gate_(gate), options_(std::move(options)), key_(Key(expected)) {}
-
-  absl::StatusOr<minifier::InterestingnessResult> Judge(const minifier::Candidate& c) override {
-    absl::StatusOr<repro::Verdict> v = GatedJudge(*gate_, *oracle_, c.graph, c.inputs, options_);
-    if (!v.ok()) return v.status();
-    minifier::InterestingnessResult r;
-    r.signature = v->signature.ToString();
-    r.interesting = repro::IsFailure(v->kind) && Key(*v) == key_;
-    r.drift = repro::IsFailure(v->kind) && !r.interesting;
-    return r;
-  }
-
-  static std::string Key(const repro::Verdict& v) {
-    if (v.kind == repro::VerdictKind::kAccuracy) {
-      return absl::StrCat("accuracy:", v.accuracy_subkind);
-    }
-    if (v.kind == repro::VerdictKind::kNondeterministic) return "nondeterministic";
-    // A wrong output type: how it is wrong; the op that shows it may move
-    // upstream to the culprit, as for accuracy.
-    if (v.kind == repro::VerdictKind::kShapeMismatch) {
-      const size_t colon = v.signature.detail.find(':');
-      return absl::StrCat("shape_mismatch:", colon == std::string::npos
-                                                 ? v.signature.detail
-                                                 : v.signature.detail.substr(colon + 1));
-    }
-    return v.signature.ToString();
-  }
-
- private:
-  repro::Oracle* oracle_;
-  JudgeGate* gate_;
-  CompileOptions options_;
-  std::string key_;
-};
 
 // Per verdict signature: how many minimizations in a row found nothing new.
 struct VerdictHistory {
@@ -171,25 +72,21 @@ class Campaign {
   absl::Status Setup();
   // Creates the output directory and loads what an earlier run left there.
   absl::Status OpenOutput();
-  absl::Status AddConfigs();
-  absl::Status CheckBackendOptions();
   absl::Status SetBudgets();
-  void ProbeGpu();
   // Whether `graph` times out again judged alone with the confirmation
   // budget; `message` gets what happened.
   bool TimesOutAlone(const Graph& graph, const std::vector<HostTensor>& inputs,
-                     const Config& config, std::string* message);
-  // environment.backend for a bundle judged with `options` (null for the
-  // built-in compiler).
-  Json BackendRecord(const CompileOptions& options);
+                     const CampaignConfig& config, std::string* message) {
+    return fuzz::TimesOutAlone(gate_, *patient_, budgets_, config.name, config.options, graph,
+                               inputs, message);
+  }
   bool NextIndex(int64_t* index);
   void Worker();
   void Process(int64_t index);
-  void HandleFailure(const Graph& graph, const std::vector<HostTensor>& inputs, const Config& config,
+  void HandleFailure(const Graph& graph, const std::vector<HostTensor>& inputs, const CampaignConfig& config,
                      const repro::Verdict& verdict, int64_t index, uint64_t seed);
-  std::string TriageFinding(const minifier::Candidate& best, const Config& config);
   void Publish(FindingRecord record, const minifier::Candidate& best,
-               const repro::Verdict& verdict, const Config& config,
+               const repro::Verdict& verdict, const CampaignConfig& config,
                const std::string& parent_hash);
   void Error(const std::string& what);
   // Stops the campaign once most of at least 64 judgements failed to run:
@@ -210,7 +107,7 @@ class Campaign {
   std::vector<TimeBudget> budgets_;
   std::atomic<bool> give_up_{false};
   std::string stopped_early_;
-  std::vector<Config> configs_;
+  std::vector<CampaignConfig> configs_;
   bool want_gpu_ = false;
   std::string gpu_note_;
   std::set<std::string> known_;
@@ -241,8 +138,8 @@ absl::Status Campaign::Setup() {
   if (options_.workspace_dir.empty()) options_.workspace_dir = options_.out_dir;
   // The configurations, the backends, their options and budgets are checked
   // before the output directory is touched: a refused campaign changes nothing.
-  if (absl::Status s = AddConfigs(); !s.ok()) return s;
-  for (const Config& c : configs_) {
+  if (absl::Status s = AddConfigs(options_, configs_, want_gpu_); !s.ok()) return s;
+  for (const CampaignConfig& c : configs_) {
     if (absl::Status s = CompileOptions::Parse(c.options.ToString()).status(); !s.ok()) return s;
   }
   const BudgetRule& rule = options_.budget_rule;
@@ -259,13 +156,16 @@ absl::Status Campaign::Setup() {
   if (!created.ok()) return created.status();
   patient_ = *std::move(created);
   // An external backend that is missing or broken stops the campaign here.
-  for (const Config& c : configs_) {
+  for (const CampaignConfig& c : configs_) {
     if (!c.options.external()) continue;
     absl::StatusOr<repro::BackendHello> hello = patient_->Backend(c.options.backend);
     if (!hello.ok()) return hello.status();
   }
-  if (absl::Status s = CheckBackendOptions(); !s.ok()) return s;
-  if (want_gpu_) ProbeGpu();
+  if (absl::Status s = CheckBackendOptions(*patient_, options_.backend_options, configs_);
+      !s.ok()) {
+    return s;
+  }
+  if (want_gpu_) ProbeGpu(*patient_, options_.faults, configs_, gpu_note_);
   if (absl::Status s = SetBudgets(); !s.ok()) return s;
   double budget = 0, confirm = 0;
   for (const TimeBudget& b : budgets_) {
@@ -314,90 +214,6 @@ absl::Status Campaign::OpenOutput() {
   return absl::OkStatus();
 }
 
-absl::Status Campaign::AddConfigs() {
-  CompileOptions base;
-  base.faults = options_.faults;
-  want_gpu_ = options_.gpu;
-  if (options_.backends.empty()) {
-    configs_.push_back({"cpu", base});
-    if (options_.opt_levels) {
-      CompileOptions o0 = base;
-      o0.opt_level = 0;
-      configs_.push_back({"cpu-O0", o0});
-    }
-    return absl::OkStatus();
-  }
-  want_gpu_ = false;
-  for (const std::string& b : options_.backends) {
-    if (b == "cpu" || b == "builtin") {
-      configs_.push_back({"cpu", base});
-    } else if (b == "cpu-O0") {
-      CompileOptions o0 = base;
-      o0.opt_level = 0;
-      configs_.push_back({"cpu-O0", o0});
-    } else if (b == "cuda") {
-      want_gpu_ = true;
-    } else {
-      const auto [spec, devices] = SplitDevices(b);
-      CompileOptions external;
-      if (absl::Status s = external.Set("backend", repro::CanonicalBackendSpec(spec)); !s.ok()) {
-        return s;
-      }
-      const size_t slash = spec.find_last_of('/');
-      const std::string name = slash == std::string::npos ? spec : spec.substr(slash + 1);
-      if (devices.empty()) configs_.push_back({name, external});
-      for (const std::string& device : devices) {
-        CompileOptions on = external;
-        on.device = device;
-        configs_.push_back({absl::StrCat(name, "@", device), on});
-      }
-    }
-  }
-  return absl::OkStatus();
-}
-
-// Each external backend gets the --backend-opt keys it declares; a key no
-// listed backend declares would fail every judgement, so it is refused.
-absl::Status Campaign::CheckBackendOptions() {
-  std::vector<std::string> declared_by;  // "name: a, b"
-  std::set<std::string> used;
-  bool any_external = false;
-  for (Config& c : configs_) {
-    if (!c.options.external()) continue;
-    any_external = true;
-    absl::StatusOr<repro::BackendHello> hello = patient_->Backend(c.options.backend);
-    if (!hello.ok()) return hello.status();
-    if (!hello->SupportsDevice(c.options.device)) {
-      return absl::UnavailableError(absl::StrCat(
-          "backend '", hello->name, "' has no device '", c.options.device, "' (it has: ",
-          absl::StrJoin(hello->devices, ", "), ")"));
-    }
-    std::vector<std::string> names;
-    for (const repro::BackendOptionInfo& o : hello->options) names.push_back(o.name);
-    declared_by.push_back(absl::StrCat(hello->name, " declares ",
-                                       names.empty() ? "none" : absl::StrJoin(names, ", ")));
-    for (const std::string& item : options_.backend_options) {
-      const std::string key = item.substr(0, item.find(':'));
-      if (hello->FindOption(key) == nullptr) continue;
-      c.options.backend_options.push_back(item);
-      used.insert(key);
-    }
-  }
-  for (const std::string& item : options_.backend_options) {
-    const std::string key = item.substr(0, item.find(':'));
-    if (used.count(key)) continue;
-    if (!any_external) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--backend-opt ", key, ": no external backend in --backends to take it"));
-    }
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--backend-opt ", key, ": no backend in --backends declares this option (",
-        absl::StrJoin(declared_by, "; "), ")",
-        key == "device" ? "; the device is chosen with --backends NAME@DEVICE" : ""));
-  }
-  return absl::OkStatus();
-}
-
 absl::Status Campaign::SetBudgets() {
   const BudgetRule& rule = options_.budget_rule;
   const double fixed = options_.judge_timeout_seconds;
@@ -412,7 +228,7 @@ absl::Status Campaign::SetBudgets() {
       if (g.ok() && compiler::Verify(g->graph).ok()) graphs.push_back(*std::move(g));
     }
   }
-  for (const Config& c : configs_) {
+  for (const CampaignConfig& c : configs_) {
     if (fixed > 0 || graphs.empty()) {
       TimeBudget b;
       b.config = c.name;
@@ -428,29 +244,6 @@ absl::Status Campaign::SetBudgets() {
     budgets_.push_back(*std::move(b));
   }
   return absl::OkStatus();
-}
-
-// Judges relu on four elements on cuda: a compile error (no driver, no GPU,
-// no backend) means the configuration is skipped, with the reason.
-void Campaign::ProbeGpu() {
-  compiler::GraphBuilder b("probe");
-  const compiler::NodeId x = b.Input("x", compiler::TensorType(compiler::DType::kF32, {4}));
-  absl::StatusOr<compiler::NodeId> y = b.Unary(compiler::Op::kRelu, x);
-  if (!y.ok() || !b.Output(*y).ok()) return;
-  absl::StatusOr<Graph> g = b.Build();
-  if (!g.ok()) return;
-  CompileOptions cuda;
-  cuda.device = "cuda";
-  absl::StatusOr<repro::Verdict> v =
-      patient_->Judge(*g, {HostTensor::Full(g->type(x), 1.0)}, cuda);
-  if (!v.ok()) {
-    gpu_note_ = std::string(v.status().message());
-  } else if (v->kind == repro::VerdictKind::kCompileError) {
-    gpu_note_ = v->message;
-  } else {
-    cuda.faults = options_.faults;
-    configs_.push_back({"cuda", cuda});
-  }
 }
 
 bool Campaign::NextIndex(int64_t* index) {
@@ -514,7 +307,7 @@ void Campaign::Process(int64_t index) {
   }
   if (!g.ok()) Error(std::string(g.status().message()));
   if (valid) {
-    for (const Config& config : configs_) {
+    for (const CampaignConfig& config : configs_) {
       const Clock::time_point t1 = Clock::now();
       absl::StatusOr<repro::Verdict> verdict =
           GatedJudge(gate_, *oracle_, g->graph, inputs, config.options);
@@ -522,17 +315,7 @@ void Campaign::Process(int64_t index) {
         std::lock_guard<std::mutex> lock(mu_);
         stats_.judge_seconds += Since(t1);
         if (verdict.ok()) {
-          ++stats_.judgements;
-          ++stats_.verdicts[absl::StrCat(config.name, ":", std::string(repro::VerdictKindName(verdict->kind)))];
-          stats_.failures += repro::IsFailure(verdict->kind);
-          if (verdict->kind == repro::VerdictKind::kCannotJudge) {
-            std::string key = absl::StrCat(config.name, ": ", Reason(verdict->message));
-            if (!stats_.not_applicable.count(key) &&
-                stats_.not_applicable.size() >= kMaxReasons) {
-              key = absl::StrCat(config.name, ": other");
-            }
-            ++stats_.not_applicable[key];
-          }
+          RecordVerdict(stats_, config.name, *verdict);
         } else {
           ++stats_.judge_errors[config.name];
           GiveUpIfNothingRunsLocked();
@@ -553,19 +336,8 @@ void Campaign::Process(int64_t index) {
   MaybeReportLocked(false);
 }
 
-Json Campaign::BackendRecord(const CompileOptions& options) {
-  if (!options.external()) return Json();
-  absl::StatusOr<repro::BackendHello> hello = oracle_->Backend(options.backend);
-  if (!hello.ok()) return Json();
-  Json j = Json::MakeObject();
-  j["spec"] = options.backend;
-  j["name"] = hello->name;
-  j["version"] = hello->version;
-  return j;
-}
-
 void Campaign::HandleFailure(const Graph& graph, const std::vector<HostTensor>& inputs,
-                             const Config& config, const repro::Verdict& verdict, int64_t index,
+                             const CampaignConfig& config, const repro::Verdict& verdict, int64_t index,
                              uint64_t seed) {
   const std::string raw = verdict.signature.ToString();
   {
@@ -608,7 +380,7 @@ void Campaign::HandleFailure(const Graph& graph, const std::vector<HostTensor>& 
   capture.captured_by = "reprokit fuzz";
   capture.command_line = options_.command_line;
   capture.policy = options_.policy;
-  capture.backend = BackendRecord(config.options);
+  capture.backend = BackendRecord(*oracle_, config.options);
   if (absl::Status s = repro::Capture(graph, inputs, config.options, verdict, tmp + "/bundle", capture);
       !s.ok()) {
     Error(absl::StrCat("capture: ", s.message()));
@@ -710,60 +482,12 @@ void Campaign::HandleFailure(const Graph& graph, const std::vector<HostTensor>& 
   Publish(std::move(record), best, final_verdict, config, parent_hash);
 }
 
-// The class of a new finding across its target's knobs and the built-in
-// compiler (repro/triage/triage.h), judged by the campaign's oracle.
-std::string Campaign::TriageFinding(const minifier::Candidate& best, const Config& config) {
-  std::optional<repro::BackendHello> hello;
-  if (config.options.external()) {
-    absl::StatusOr<repro::BackendHello> h = oracle_->Backend(config.options.backend);
-    if (!h.ok()) return absl::StrCat("not triaged: ", h.status().message());
-    hello = *h;
-  }
-  const repro::Triage t = repro::RunTriage(
-      best.graph, repro::PlanProbes(config.options, hello ? &*hello : nullptr),
-      [&](const compiler::CompileOptions& o) { return oracle_->Judge(best.graph, best.inputs, o); });
-  return absl::StrCat(std::string(repro::TriageClassName(t.cls)), ": ", t.explanation);
-}
-
 void Campaign::Publish(FindingRecord record, const minifier::Candidate& best,
-                       const repro::Verdict& verdict, const Config& config,
+                       const repro::Verdict& verdict, const CampaignConfig& config,
                        const std::string& parent_hash) {
   const fs::path dir = fs::path(options_.out_dir) / "findings" / record.name;
-  repro::CaptureOptions capture;
-  capture.captured_by = "reprokit fuzz";
-  capture.command_line = options_.command_line;
-  capture.parent_hash = parent_hash;
-  capture.policy = options_.policy;
-  capture.backend = BackendRecord(config.options);
-  absl::Status s = repro::Capture(best.graph, best.inputs, config.options, verdict,
-                                  (dir / "min").string(), capture);
-  if (!s.ok()) record.emit_error = absl::StrCat("capture: ", s.message());
-  record.triage = TriageFinding(best, config);
-  if (s.ok() && options_.emit) {
-    repro::EmitRequest request;
-    request.bundle_dir = (dir / "min").string();
-    request.workspace_dir = options_.workspace_dir;
-    request.package = absl::StrCat(options_.package_prefix, "/", record.name);
-    request.name = record.name;
-    request.create_workspace = true;
-    request.reprokit_root = options_.reprokit_root;
-    absl::Status root_status;
-    if (request.reprokit_root.empty()) {
-      absl::StatusOr<std::string> root = repro::FindReprokitRoot();
-      if (root.ok()) request.reprokit_root = *root;
-      root_status = root.status();
-    }
-    // Without reprokit's sources no workspace can be made: say that, not
-    // what the workspace lacks as a consequence.
-    absl::StatusOr<repro::EmitResult> emitted =
-        root_status.ok() ? repro::EmitRepro(request) : absl::StatusOr<repro::EmitResult>(root_status);
-    if (emitted.ok()) {
-      record.package = request.package;
-      record.test_label = emitted->test_label;
-    } else {
-      record.emit_error = std::string(emitted.status().message());
-    }
-  }
+  WriteFinding(options_, *oracle_, dir.string(), best, verdict, config.options, parent_hash,
+               record);
   std::lock_guard<std::mutex> lock(mu_);
   FindingRecord& stored = findings_[record.signature];
   record.hits = stored.hits;
@@ -780,36 +504,11 @@ void Campaign::Publish(FindingRecord record, const minifier::Candidate& best,
 void Campaign::GiveUpIfNothingRunsLocked() {
   int64_t errors = 0, judged = 0;
   for (const auto& [config, n] : stats_.judge_errors) errors += n;
-  for (const Config& c : configs_) judged += CountsOf(stats_, c.name).judged;
+  for (const CampaignConfig& c : configs_) judged += CountsOf(stats_, c.name).judged;
   if (errors < 64 || errors <= 8 * judged || give_up_.load()) return;
   give_up_ = true;
   stopped_early_ = absl::StrCat("stopped after ", errors, " judgements that failed to run (",
                                 judged, " judged)");
-}
-
-bool Campaign::TimesOutAlone(const Graph& graph, const std::vector<HostTensor>& inputs,
-                             const Config& config, std::string* message) {
-  double confirm = 0, budget = 0;
-  for (const TimeBudget& b : budgets_) {
-    if (b.config == config.name) {
-      confirm = b.confirm_seconds;
-      budget = b.budget_seconds;
-    }
-  }
-  gate_.EnterExclusive();
-  const Clock::time_point t0 = Clock::now();
-  absl::StatusOr<repro::Verdict> v = patient_->Judge(graph, inputs, config.options);
-  const double took = Since(t0);
-  gate_.LeaveExclusive();
-  if (!v.ok()) {
-    *message = absl::StrCat("judged alone: ", v.status().message());
-    return false;
-  }
-  const bool timed_out = v->kind == repro::VerdictKind::kTimeout || took >= confirm;
-  *message = absl::StrFormat("judged alone with %.0f s: %s after %.1f s (budget %.0f s)", confirm,
-                             timed_out ? "timed out" : std::string(repro::VerdictKindName(v->kind)),
-                             took, budget);
-  return timed_out;
 }
 
 CampaignSummary Campaign::SnapshotLocked() const {
@@ -819,7 +518,7 @@ CampaignSummary Campaign::SnapshotLocked() const {
   summary.run_seconds = Since(start_);
   summary.stats.seconds = seconds_before_ + summary.run_seconds;
   summary.run_graphs = run_graphs_;
-  for (const Config& c : configs_) summary.configs.push_back(c.name);
+  for (const CampaignConfig& c : configs_) summary.configs.push_back(c.name);
   summary.gpu_note = gpu_note_;
   summary.budgets = budgets_;
   summary.stopped_early = stopped_early_;
@@ -866,36 +565,6 @@ absl::StatusOr<CampaignSummary> Campaign::Run(const CampaignProgressFn& progress
 }
 
 }  // namespace
-
-ConfigCounts CountsOf(const CampaignStats& stats, const std::string& config) {
-  ConfigCounts c;
-  const std::string prefix = config + ":";
-  for (const auto& [key, n] : stats.verdicts) {
-    if (key.rfind(prefix, 0) != 0 || key.find(':', prefix.size()) != std::string::npos) continue;
-    (key.substr(prefix.size()) == "cannot_judge" ? c.not_applicable : c.judged) += n;
-  }
-  if (auto it = stats.judge_errors.find(config); it != stats.judge_errors.end()) c.errors = it->second;
-  return c;
-}
-
-std::string CannotTestReason(const CampaignStats& stats, const std::vector<std::string>& configs) {
-  int64_t judged = 0, not_applicable = 0, errors = 0;
-  for (const std::string& c : configs) {
-    const ConfigCounts n = CountsOf(stats, c);
-    judged += n.judged;
-    not_applicable += n.not_applicable;
-    errors += n.errors;
-  }
-  if (errors > judged + not_applicable) {
-    return absl::StrCat("most judgements failed to run: ", errors, " errors, ", judged,
-                        " judged, ", not_applicable, " not applicable");
-  }
-  if (judged == 0 && stats.valid > 0) {
-    return absl::StrCat("no graph was judged: ", stats.valid, " valid graphs, ", not_applicable,
-                        " not applicable, ", errors, " errors");
-  }
-  return "";
-}
 
 bool IsUnconfirmedFailure(const absl::Status& minimized, repro::VerdictKind kind) {
   return absl::IsFailedPrecondition(minimized) && kind != repro::VerdictKind::kNondeterministic;

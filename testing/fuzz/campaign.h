@@ -29,6 +29,11 @@
 // Threads: `jobs` worker threads share one isolated oracle of `jobs`
 // workers, created before the threads start (the fork rule).
 //
+// Its parts: campaign_configs.h (what each graph is judged with),
+// campaign_judging.h (the gate, the minimizer's question, timeouts confirmed
+// alone), campaign_stats.h (the counters), campaign_finding.h (a new
+// finding's files), campaign_state.h (resuming), time_budget.h.
+//
 // Tested by testing/fuzz/campaign_test.cc (short) and
 // testing/fuzz/campaign_acceptance_test.cc (manual, long).
 #ifndef REPROKIT_TESTING_FUZZ_CAMPAIGN_H_
@@ -45,6 +50,7 @@
 #include "absl/status/statusor.h"
 #include "compiler/generator/generator.h"
 #include "repro/oracle/verdict.h"
+#include "testing/fuzz/campaign_stats.h"
 #include "testing/fuzz/time_budget.h"
 
 namespace rk::fuzz {
@@ -124,86 +130,11 @@ struct FindingRecord {
   bool new_this_run = false;
 };
 
-// The campaign's counters at one moment, for the report's charts over time.
-struct TimelinePoint {
-  double seconds = 0;  // campaign time, all runs
-  int64_t graphs = 0;
-  int64_t judgements = 0;
-  int64_t failures = 0;
-  int64_t findings = 0;
-};
-
 // Whether a failure is left out of the findings as unconfirmed: minimizing it
 // (`minimized`, the minifier's status) found that it did not fail when judged
 // again (FailedPrecondition), and it is not a nondeterministic failure, which
 // may pass any single judgement. CampaignStats::unconfirmed counts these.
 bool IsUnconfirmedFailure(const absl::Status& minimized, repro::VerdictKind kind);
-
-// At most this many timeline points are kept: past it every other point is
-// dropped (the first and the newest stay).
-inline constexpr size_t kMaxTimelinePoints = 512;
-
-struct CampaignStats {
-  int64_t graphs = 0;      // graphs attempted (generated or not)
-  int64_t generated = 0;   // generator succeeded
-  int64_t valid = 0;       // verified
-  int64_t nan_free = 0;    // fp64 reference finite everywhere
-  int64_t judgements = 0;
-  int64_t failures = 0;    // failing verdicts
-  int64_t duplicates = 0;  // failures that matched a known or earlier finding
-  int64_t known_hits = 0;  // ... of which matched --known
-  int64_t minimizations = 0;
-  // Failures that did not reproduce when the minimizer judged them again (a
-  // timeout on a loaded machine, an intermittent crash): not findings, but
-  // counted and listed (unconfirmed_failures, the first 20) so none is lost.
-  // Nondeterministic failures are intermittent by nature and always kept.
-  int64_t unconfirmed = 0;
-  std::vector<std::string> unconfirmed_failures;  // "seed S CONFIG: SIGNATURE (MESSAGE)"
-  // ... of which timeouts that did not time out again judged alone with
-  // several times the budget (time_budget.h).
-  int64_t unconfirmed_timeouts = 0;
-  // Per configuration: judgements that could not run at all (the oracle or
-  // the backend returned an error; the first few are in `errors`), and
-  // graphs the configuration cannot take, per "CONFIG: reason" (cannot_judge
-  // verdicts: an op, dtype or attribute the backend does not declare, ...;
-  // at most kMaxReasons reasons, the rest under "CONFIG: other").
-  std::map<std::string, int64_t> judge_errors;
-  std::map<std::string, int64_t> not_applicable;
-  double seconds = 0;      // wall time, all runs
-  double generate_seconds = 0;
-  double judge_seconds = 0;
-  double minimize_seconds = 0;
-  std::map<std::string, int64_t> verdicts;  // "cpu:pass" -> count
-  compiler::generator::OpCoverage coverage;
-  // Nodes generated per "op:dtype" (the node's result dtype), for the
-  // report's coverage heat map.
-  std::map<std::string, int64_t> op_dtypes;
-  std::vector<std::string> errors;  // generator or oracle errors (first few)
-  // Sampled about once a second (less often in long campaigns) and at the end
-  // of every run.
-  std::vector<TimelinePoint> timeline;
-};
-
-// Appends `point` unless the last point is less than `min_interval` seconds
-// older; thins the timeline to keep it under kMaxTimelinePoints. Returns
-// whether it appended.
-bool AddTimelinePoint(CampaignStats& stats, const TimelinePoint& point, double min_interval);
-
-inline constexpr size_t kMaxReasons = 40;
-
-// Per configuration, next to the graphs generated.
-struct ConfigCounts {
-  int64_t judged = 0;          // verdicts other than cannot_judge
-  int64_t not_applicable = 0;  // cannot_judge verdicts
-  int64_t errors = 0;          // judgements that did not run
-};
-ConfigCounts CountsOf(const CampaignStats& stats, const std::string& config);
-
-// Why a campaign tested nothing worth reporting, or "" when it did: most of
-// its judgements failed to run (more errors than verdicts), or none of its
-// valid graphs was judged by any configuration. Such a campaign exits 125
-// (cannot test) with this reason and its first errors.
-std::string CannotTestReason(const CampaignStats& stats, const std::vector<std::string>& configs);
 
 struct CampaignSummary {
   CampaignOptions options;

@@ -135,19 +135,6 @@ absl::StatusOr<FindingRecord> FindingFromJson(const Json& j) {
   return f;
 }
 
-bool AddTimelinePoint(CampaignStats& stats, const TimelinePoint& point, double min_interval) {
-  std::vector<TimelinePoint>& t = stats.timeline;
-  if (!t.empty() && point.seconds - t.back().seconds < min_interval) return false;
-  t.push_back(point);
-  if (t.size() > kMaxTimelinePoints) {
-    std::vector<TimelinePoint> thinned;
-    for (size_t i = 0; i + 1 < t.size(); i += 2) thinned.push_back(t[i]);
-    thinned.push_back(t.back());
-    t = std::move(thinned);
-  }
-  return true;
-}
-
 Json StatsToJson(const CampaignStats& s) {
   Json j = Json::MakeObject();
   WriteMembers(s, kStatsMembers, j);
