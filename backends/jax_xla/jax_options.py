@@ -41,6 +41,7 @@ XLA_OPTIONS = (
     ("xla_gpu_enable_cublaslt", bool, "XLA:GPU matmuls through cuBLASLt"),
     ("xla_gpu_ftz", bool, "XLA:GPU flush denormals to zero"),
     ("xla_gpu_disable_gpuasm_optimizations", bool, "XLA:GPU ptxas at -O0"),
+    ("xla_gpu_deterministic_ops", bool, "XLA:GPU deterministic kernels (no atomics)"),
 )
 XLA_TYPES = {name: kind for name, kind, _ in XLA_OPTIONS}
 

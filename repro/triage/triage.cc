@@ -32,7 +32,8 @@ struct KnobProbe {
   const char* device;  // "" any, else only on this device
 };
 // XLA's (jax_xla), each where this jaxlib takes it: the backend's LLVM at -O0,
-// bf16/f16 rounded at every op, GPU autotuning off, no Triton matmuls.
+// bf16/f16 rounded at every op, GPU autotuning off, no Triton matmuls,
+// deterministic GPU kernels.
 constexpr KnobProbe kKnobProbes[] = {
     {"fallback_random", "True", ""},
     {"cpp.simdlen", "1", "cpu"},
@@ -41,6 +42,7 @@ constexpr KnobProbe kKnobProbes[] = {
     {"xla_allow_excess_precision", "false", ""},
     {"xla_gpu_autotune_level", "0", "cuda"},
     {"xla_gpu_enable_triton_gemm", "false", "cuda"},
+    {"xla_gpu_deterministic_ops", "true", "cuda"},
 };
 
 // Sets backend option `key` (replacing its earlier value).

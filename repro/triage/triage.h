@@ -8,7 +8,8 @@
 // false/true), every other device the target declares, the Inductor and XLA
 // knobs the adapter declares (fallback_random, cpp.simdlen, triton.cudagraphs;
 // xla_backend_optimization_level, xla_allow_excess_precision,
-// xla_gpu_autotune_level, xla_gpu_enable_triton_gemm), and for an
+// xla_gpu_autotune_level, xla_gpu_enable_triton_gemm, xla_gpu_deterministic_ops),
+// and for an
 // external target the built-in compiler on the same device. Every verdict
 // already carries the fp64 reference and the reference in the graph's own
 // dtypes (the oracle judges against both), so those two routes are columns of

@@ -38,7 +38,8 @@ BackendHello JaxHello(std::vector<std::string> devices) {
                {"xla_backend_optimization_level", "xla", ""},
                {"xla_allow_excess_precision", "xla", ""},
                {"xla_gpu_autotune_level", "xla", ""},
-               {"xla_gpu_enable_triton_gemm", "xla", ""}};
+               {"xla_gpu_enable_triton_gemm", "xla", ""},
+               {"xla_gpu_deterministic_ops", "xla", ""}};
   return h;
 }
 
@@ -70,6 +71,7 @@ TEST(XlaProbesTest, JitIsTheLevelAndXlaKnobsGoWithTheirDevice) {
                                       "xla_allow_excess_precision=false",
                                       "xla_gpu_autotune_level=0",
                                       "xla_gpu_enable_triton_gemm=false",
+                                      "xla_gpu_deterministic_ops=true",
                                       "builtin (reprokit's compiler)"}));
   EXPECT_EQ(probes[1].group, ProbeGroup::kLevel);
   EXPECT_EQ(probes[1].level, 0);
