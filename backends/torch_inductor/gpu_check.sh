@@ -11,26 +11,31 @@
 #      type eagerly on the same graph).
 # Prints the figures; exits non-zero when one of the above fails.
 #   REPROKIT=/path/to/reprokit [PYTHON=/opt/torch/.venv/bin/python3] [SECONDS_=60] \
-#     backends/torch_inductor/gpu_check.sh
+#     [DEVICE=cuda] backends/torch_inductor/gpu_check.sh [--backend-opt K=V ...]
 set -uo pipefail
 R="${REPROKIT:?REPROKIT names the reprokit binary}"
 python="${PYTHON:-/opt/torch/.venv/bin/python3}"
 seconds="${SECONDS_:-60}"
+device="${DEVICE:-cuda}"  # DEVICE=cpu: the same on the CPU
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 T="$(mktemp -d /tmp/ti_gpu_check.XXXXXX)"
 status=0
 export REPROKIT_BACKEND_POOL=off
+# `--backends torch_inductor` finds backends/torch_inductor/serve of this tree.
+export REPROKIT_ROOT="$(cd "$here/../.." && pwd)"
 # The adapter runs as `python3` from PATH: this interpreter's.
 export PATH="$(dirname "$python"):$PATH"
 
-echo "=== 1. the lowering eagerly on cuda ($("$python" -c 'import torch; print(torch.__version__)'))"
-REPROKIT="$R" PYTHON="$python" LOWERING_TEST_DEVICE=cuda "$here/lowering_test.sh" 2>&1 | tail -4
+echo "=== 1. the lowering eagerly on $device ($("$python" -c 'import torch; print(torch.__version__)'))"
+REPROKIT="$R" PYTHON="$python" LOWERING_TEST_DEVICE="$device" "$here/lowering_test.sh" 2>&1 | tail -4
 [[ ${PIPESTATUS[0]} == 0 ]] || { echo "FAIL: lowering_test.sh"; status=1; }
 
-echo "=== 2. fuzz --backends torch_inductor@cuda --time ${seconds}s -j 4 --seed 7"
-"$R" fuzz --backends torch_inductor@cuda --time "${seconds}s" -j 4 --seed 7 --no-emit --quiet \
+echo "=== 2. fuzz --backends torch_inductor@$device --time ${seconds}s -j 4 --seed 7 $*"
+"$R" fuzz --backends "torch_inductor@$device" --time "${seconds}s" -j 4 --seed 7 --no-emit --quiet "$@" \
   -o "$T/campaign" > "$T/fuzz.txt" 2>&1
-echo "fuzz exit $? (0: no new finding, 1: findings)"
+rc=$?
+echo "fuzz exit $rc (0: no new finding, 1: findings)"
+[[ $rc == 0 || $rc == 1 ]] || { tail -20 "$T/fuzz.txt"; status=1; }
 "$python" - "$T/campaign/summary.json" <<'PY' || status=1
 import json, sys
 j = json.load(open(sys.argv[1]))
