@@ -9,6 +9,7 @@
 #include "base/stopwatch.h"
 #include "base/subprocess.h"
 #include "compiler/backend/lower_to_kernels.h"
+#include "compiler/cuda/runtime/ptx_assembler.h"
 
 namespace rk::compiler::cuda {
 namespace {
@@ -113,6 +114,9 @@ class Cuda final : public Backend {
 
   absl::StatusOr<Executable> Compile(const Graph& graph,
                                      const CompileOptions& options) const override {
+    // The PTX assembler is found (and warmed up) while LLVM runs
+    // (compiler/cuda/runtime/ptx_assembler.h); dumps go through the driver.
+    if (options.dump_dir.empty()) PrepareAssemblerInBackground();
     Stopwatch watch;
     absl::StatusOr<KernelLowering> lowered =
         LowerToKernels(graph, options, /*tiled_matmul=*/false, watch);

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "compiler/cuda/runtime/nvjitlink_assembler.h"
@@ -99,7 +101,9 @@ absl::StatusOr<AssemblerChoice> ChooseAssembler(std::string_view requested) {
   return choice;
 }
 
-const AssemblerChoice& SelectedAssembler() {
+namespace {
+
+const AssemblerChoice& MakeSelection() {
   static const AssemblerChoice* choice = [] {
     const char* env = std::getenv("REPROKIT_CUDA_ASSEMBLER");
     absl::StatusOr<AssemblerChoice> chosen = ChooseAssembler(env == nullptr ? "" : env);
@@ -109,6 +113,42 @@ const AssemblerChoice& SelectedAssembler() {
     return fallback;
   }();
   return *choice;
+}
+
+// The background preparation, once started (PrepareAssemblerInBackground).
+std::mutex& PrepareMutex() {
+  static std::mutex mu;
+  return mu;
+}
+std::thread*& PrepareThread() {
+  static std::thread* thread = nullptr;
+  return thread;
+}
+
+}  // namespace
+
+void PrepareAssemblerInBackground() {
+  std::lock_guard<std::mutex> lock(PrepareMutex());
+  if (PrepareThread() != nullptr) return;
+  PrepareThread() = new std::thread([] {
+    const AssemblerChoice& choice = MakeSelection();
+    if (choice.assembler != nullptr && std::string_view(choice.assembler->name()) == "nvjitlink") {
+      (void)choice.assembler->Assemble(
+          ".version 7.0\n.target sm_75\n.address_size 64\n.visible .entry rk_warm_up() { ret; }\n",
+          "sm_75", "warm-up");
+    }
+  });
+}
+
+const AssemblerChoice& SelectedAssembler() {
+  {
+    // Waits for (and joins) a preparation started in the background.
+    std::lock_guard<std::mutex> lock(PrepareMutex());
+    if (std::thread* thread = PrepareThread(); thread != nullptr && thread->joinable()) {
+      thread->join();
+    }
+  }
+  return MakeSelection();
 }
 
 }  // namespace rk::compiler::cuda

@@ -82,6 +82,12 @@ absl::StatusOr<AssemblerChoice> ChooseAssembler(std::string_view requested);
 // unknown name reads as "auto" with a note saying so.
 const AssemblerChoice& SelectedAssembler();
 
+// Makes SelectedAssembler's choice on a thread of its own, and has it
+// assemble a tiny module (libnvJitLink's first call costs more than later
+// ones), so that both overlap the LLVM part of the first GPU compile. Only
+// the first call does anything; SelectedAssembler waits for it.
+void PrepareAssemblerInBackground();
+
 }  // namespace rk::compiler::cuda
 
 #endif  // REPROKIT_COMPILER_CUDA_RUNTIME_PTX_ASSEMBLER_H_

@@ -136,6 +136,17 @@ TEST(ChooseAssemblerTest, NamesAndFallbacks) {
   }
 }
 
+TEST(SelectedAssemblerTest, PreparedInTheBackgroundIsTheEnvironmentsChoice) {
+  PrepareAssemblerInBackground();
+  PrepareAssemblerInBackground();  // the second call does nothing
+  const AssemblerChoice& selected = SelectedAssembler();
+  const char* env = std::getenv("REPROKIT_CUDA_ASSEMBLER");
+  absl::StatusOr<AssemblerChoice> expected = ChooseAssembler(env == nullptr ? "auto" : env);
+  ASSERT_TRUE(expected.ok()) << expected.status();
+  EXPECT_EQ(selected.name(), expected->name());
+  EXPECT_EQ(&SelectedAssembler(), &selected);
+}
+
 // Each assembler found here turns every module of a real program into a
 // cubin for the asked arch, on several threads.
 void ExpectAssemblesProgram(const PtxAssembler& assembler) {
