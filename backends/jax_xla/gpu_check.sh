@@ -11,7 +11,7 @@
 #   6. fuzz      `reprokit fuzz --backends jax_xla@cuda` for $FUZZ_SECONDS (default 60):
 #                graphs judged, not applicable, findings (findings are results, not failures)
 # Prints a summary table; exits 1 when any step failed, 2 when it cannot start.
-# Steps 1-5 take about 5 minutes on an H200 machine, step 6 FUZZ_SECONDS plus
+# Steps 1-5 should take a few minutes (not yet measured), step 6 FUZZ_SECONDS plus
 # minimizing; where one command may run 10 minutes, run them apart:
 #   ... gpu_check.sh adapter check minify triage standalone
 #   ... gpu_check.sh fuzz

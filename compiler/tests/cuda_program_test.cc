@@ -12,6 +12,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "compiler/cuda/cuda_backend.h"
 #include "compiler/cuda/runtime/cuda_driver.h"
 #include "compiler/driver/compile.h"
 #include "compiler/driver/compile_test_util.h"
@@ -475,6 +476,35 @@ TEST(CudaFaultsTest, NondeterministicVariesAcrossRuns) {
   auto b = exe->Run(inputs);
   ASSERT_TRUE(a.ok() && b.ok());
   EXPECT_FALSE((*a)[0].BitwiseEqual((*b)[0]));
+}
+
+// Steady-state timing (`reprokit check --repeat`, tools/steady_state.h): one
+// GPU time per run with the inputs uploaded once, and the program still
+// computes the same values after being timed.
+TEST(CudaTimingTest, TimeEachRunGivesOneGpuTimePerRun) {
+  REQUIRE_GPU();
+  absl::StatusOr<Graph> graph = Parse(kSoftmax);
+  ASSERT_TRUE(graph.ok());
+  absl::StatusOr<Executable> exe = Compile(*graph, Cuda());
+  ASSERT_TRUE(exe.ok()) << exe.status();
+  const cuda::CudaProgram* gpu = cuda::AsCudaProgram(*exe);
+  ASSERT_NE(gpu, nullptr);
+  std::vector<HostTensor> inputs = SeededInputs(*graph, 1);
+  auto before = exe->Run(inputs);
+  ASSERT_TRUE(before.ok()) << before.status();
+  absl::StatusOr<std::vector<double>> ms = gpu->TimeEachRunMs(inputs, 2, 5);
+  ASSERT_TRUE(ms.ok()) << ms.status();
+  ASSERT_EQ(ms->size(), 5u);
+  for (double t : *ms) {
+    EXPECT_GT(t, 0);
+    EXPECT_LT(t, 1000);
+  }
+  absl::StatusOr<std::vector<double>> none = gpu->TimeEachRunMs(inputs, 0, 0);
+  ASSERT_TRUE(none.ok()) << none.status();
+  EXPECT_TRUE(none->empty());
+  auto after = exe->Run(inputs);
+  ASSERT_TRUE(after.ok()) << after.status();
+  EXPECT_TRUE((*before)[0].BitwiseEqual((*after)[0]));
 }
 
 // A bad address poisons the process's CUDA context, so the crash runs in a

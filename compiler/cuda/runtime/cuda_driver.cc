@@ -51,6 +51,10 @@ absl::Status CudaDevice::Synchronize(const std::string&) { return absl::Unavaila
 absl::StatusOr<double> CudaDevice::TimeMs(const std::function<absl::Status()>&, int) {
   return absl::UnavailableError("no CUDA");
 }
+absl::StatusOr<std::vector<double>> CudaDevice::TimeEachMs(const std::function<absl::Status()>&,
+                                                           int) {
+  return absl::UnavailableError("no CUDA");
+}
 
 #else  // REPROKIT_NO_CUDA_HEADERS
 
@@ -369,6 +373,29 @@ absl::StatusOr<double> CudaDevice::TimeMs(const std::function<absl::Status()>& b
   if (stop != nullptr) D().cuEventDestroy(stop);
   if (!s.ok()) return s;
   return static_cast<double>(ms) / std::max(iterations, 1);
+}
+
+absl::StatusOr<std::vector<double>> CudaDevice::TimeEachMs(
+    const std::function<absl::Status()>& body, int runs) {
+  if (absl::Status s = MakeCurrent(); !s.ok()) return s;
+  CUevent start = nullptr, stop = nullptr;
+  absl::Status s = Check(D().cuEventCreate(&start, CU_EVENT_DEFAULT), "cuEventCreate");
+  if (s.ok()) s = Check(D().cuEventCreate(&stop, CU_EVENT_DEFAULT), "cuEventCreate");
+  std::vector<double> ms;
+  for (int i = 0; s.ok() && i < runs; ++i) {
+    s = Check(D().cuCtxSynchronize(), "cuCtxSynchronize");
+    if (s.ok()) s = Check(D().cuEventRecord(start, nullptr), "cuEventRecord");
+    if (s.ok()) s = body();
+    if (s.ok()) s = Check(D().cuEventRecord(stop, nullptr), "cuEventRecord");
+    if (s.ok()) s = Check(D().cuEventSynchronize(stop), "cuEventSynchronize");
+    float elapsed = 0;
+    if (s.ok()) s = Check(D().cuEventElapsedTime(&elapsed, start, stop), "cuEventElapsedTime");
+    if (s.ok()) ms.push_back(static_cast<double>(elapsed));
+  }
+  if (start != nullptr) D().cuEventDestroy(start);
+  if (stop != nullptr) D().cuEventDestroy(stop);
+  if (!s.ok()) return s;
+  return ms;
 }
 
 #endif  // REPROKIT_NO_CUDA_HEADERS

@@ -102,6 +102,10 @@ class CudaDevice {
   // Milliseconds per call of `body` (GPU time between two events around
   // `iterations` calls, after one warm-up call).
   absl::StatusOr<double> TimeMs(const std::function<absl::Status()>& body, int iterations);
+  // Milliseconds of each of `runs` calls of `body`, each between two events
+  // of its own after the queue drained, so every call starts on an idle device.
+  absl::StatusOr<std::vector<double>> TimeEachMs(const std::function<absl::Status()>& body,
+                                                 int runs);
 
  private:
   CudaDevice() = default;

@@ -215,4 +215,19 @@ absl::StatusOr<double> CudaProgram::TimeKernelsMs(absl::Span<const HostTensor> i
   return ms;
 }
 
+absl::StatusOr<std::vector<double>> CudaProgram::TimeEachRunMs(
+    absl::Span<const HostTensor> inputs, int warmup, int runs) const {
+  absl::StatusOr<std::unique_ptr<DeviceState>> state = Prepare(inputs);
+  if (!state.ok()) return state.status();
+  const int64_t counter = NextRunCounter();
+  std::lock_guard<std::mutex> lock(scratch_mu_);
+  for (int i = 0; i < warmup; ++i) {
+    if (absl::Status s = LaunchAll(**state, counter); !s.ok()) return s;
+  }
+  absl::StatusOr<std::vector<double>> ms =
+      device_->TimeEachMs([&] { return LaunchAll(**state, counter); }, runs);
+  if (absl::Status s = device_->Synchronize("timed kernels"); !s.ok()) return s;
+  return ms;
+}
+
 }  // namespace rk::compiler::cuda

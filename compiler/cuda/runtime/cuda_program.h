@@ -42,6 +42,11 @@ class CudaProgram {
   // the device: the mean over `iterations` back-to-back executions between
   // two events, after a warm-up execution.
   absl::StatusOr<double> TimeKernelsMs(absl::Span<const HostTensor> inputs, int iterations) const;
+  // GPU milliseconds of each of `runs` executions of all kernels, the inputs
+  // copied to the device once: `warmup` untimed executions, then each timed
+  // one between two events of its own on an idle device (CudaDevice::TimeEachMs).
+  absl::StatusOr<std::vector<double>> TimeEachRunMs(absl::Span<const HostTensor> inputs,
+                                                    int warmup, int runs) const;
 
   const PtxProgram& ptx() const { return ptx_; }
   // The machine code when loaded with keep_cubin (one module), else empty.
