@@ -97,13 +97,8 @@ absl::StatusOr<SteadyState> MeasureSteadyState(const compiler::Graph& graph,
   const int runs = static_cast<int>(repeat);
   if (const compiler::cuda::CudaProgram* gpu = compiler::cuda::AsCudaProgram(exe)) {
     out.clock = kCudaClock;
-    for (int64_t i = 0; i < warmup; ++i) {
-      RK_RETURN_IF_ERROR(gpu->TimeKernelsMs(program_inputs, 1).status());
-    }
-    for (int i = 0; i < runs; ++i) {
-      RK_ASSIGN_OR_RETURN(double ms, gpu->TimeKernelsMs(program_inputs, 1));
-      out.run_ms.push_back(ms);
-    }
+    RK_ASSIGN_OR_RETURN(out.run_ms,
+                        gpu->TimeEachRunMs(program_inputs, static_cast<int>(warmup), runs));
     RK_ASSIGN_OR_RETURN(out.back_to_back_mean_ms, gpu->TimeKernelsMs(program_inputs, runs));
   } else {
     out.clock = kCpuClock;

@@ -5,9 +5,9 @@
 //
 // What one timed run counts:
 //   device=cuda: the GPU time of one execution of all kernels, between two
-//     CUDA events on the device's stream (CudaProgram::TimeKernelsMs with one
-//     iteration): the inputs are already on the device and no copy between
-//     host and device is counted; the device is idle when the run starts, so
+//     CUDA events on the device's stream (CudaProgram::TimeEachRunMs): the
+//     inputs are copied to the device once, before the warm-up, and no copy
+//     between host and device is counted; the device is idle when a run starts, so
 //     where launching takes the host longer than the kernels take the GPU,
 //     the launch time shows. Beside it, the mean of N executions queued back
 //     to back between one pair of events (the host launching ahead).
