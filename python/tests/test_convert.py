@@ -79,7 +79,8 @@ CASES = {
                           F.pad(x, (1, 2)), F.pad(x, (0, 0, 1, 1), value=3.0),
                           x.contiguous(), x.clone()), [r(2, 3, 4)]),
     "as_strided": (lambda x: (torch.as_strided(x, (3, 3), (1, 3)),
-                              torch.as_strided(x, (2, 2), (4, 1), 2)), [r(4, 4)]),
+                              torch.as_strided(x, (2, 2), (4, 1), 2),
+                              torch.as_strided(x, (), (), 5) * 2), [r(4, 4)]),
     # indexing
     "indexing": (lambda x, i, j: (torch.index_select(x, 0, i), torch.index_select(x, 1, j),
                                   torch.gather(x, 1, j.view(1, -1).expand(5, -1)),

@@ -183,7 +183,7 @@ def _as_strided(cx, args, kwargs, out):
         shape[d] = n
         idx = idx + (np.arange(n, dtype=np.int64) * s).reshape(shape)
     flat = cx.reshape(x, [int(np.prod(x.shape))])
-    index = cx.constant(torch.from_numpy(np.ascontiguousarray(idx)))
+    index = cx.constant(torch.from_numpy(np.array(idx, copy=True)))  # keeps a 0-d index 0-d
     return cx.gather(flat, index, 0)
 
 
