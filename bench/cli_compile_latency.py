@@ -8,7 +8,9 @@ table of medians: the compile's total (parse excluded: `total_ms`), its phases
 time, and which phase is largest (docs/BENCHMARKS.md).
 
 With --device cuda (on a GPU machine): the GPU's cold compile, the same way,
-of the chain of 1,000 elementwise ops (gpu_bench's) and examples/attention.rk,
+of the chain of 1,000 elementwise ops (gpu_bench's: one kernel), examples/attention.rk
+and the chain with every 100th value an output too (10 kernels: what a cap on
+fused ops would make of the chain),
 once per PTX assembler (REPROKIT_CUDA_ASSEMBLER: the driver's JIT, ptxas
 processes, nvJitLink in process; compiler/cuda/runtime/ptx_assembler.h), each
 cold process with an empty kernel cache (PTX and cubins) and an empty driver
@@ -66,8 +68,10 @@ def median(samples, key):
     return statistics.median(key(s) for s in samples)
 
 
-def long_chain(ops):
-    """gpu_bench's chain: add y, mul y, tanh, sub y, sigmoid in turn on f32[1024,1024]."""
+def long_chain(ops, output_every=0):
+    """gpu_bench's chain: add y, mul y, tanh, sub y, sigmoid in turn on f32[1024,1024].
+    With output_every=N every Nth value is an output too, which fusion materializes: the
+    chain as ops/N kernels (what a cap on fused ops would make of it)."""
     t = "f32[1024,1024]"
     forms = ["add({}, %y)", "mul({}, %y)", "tanh({})", "sub({}, %y)", "sigmoid({})"]
     lines = [f"graph @chain{ops}(%x: {t}, %y: {t}) {{"]
@@ -75,7 +79,9 @@ def long_chain(ops):
     for i in range(ops):
         lines.append(f"  %v{i} = {forms[i % 5].format(prev)} : {t}")
         prev = f"%v{i}"
-    lines.append(f"  return {prev}\n}}")
+    outputs = [f"%v{i}" for i in range(output_every - 1, ops - 1, output_every)] \
+        if output_every else []
+    lines.append(f"  return {', '.join(outputs + [prev])}\n}}")
     return "\n".join(lines) + "\n"
 
 
@@ -96,7 +102,10 @@ def gpu_main(args, prefix):
         chain = os.path.join(work, "chain_1000.rk")
         with open(chain, "w") as f:
             f.write(long_chain(1000))
-        graphs = [chain, "examples/attention.rk"]
+        split = os.path.join(work, "chain_1000_in_10.rk")
+        with open(split, "w") as f:
+            f.write(long_chain(1000, 100))
+        graphs = [chain, "examples/attention.rk", split]
         print(f"load before: {os.getloadavg()[0]:.2f}; cores: {os.cpu_count()}; median of "
               f"{args.repeat}; ms; cold = a fresh process with empty kernel and driver JIT caches\n")
         print("| graph | assembler | kernels | cold total | graph | LLVM IR | O2 | PTX | PTX->SASS "
