@@ -92,11 +92,17 @@ expect_exit 0 "captured accuracy (accuracy:unknown:relu:f32)" \
   "$R" capture "$EX/mlp.rk" --backend reprokit --opt faults=relu:accuracy --pool 3 -o pooled
 status() { "$R" backend-pool status reprokit --json > status.json; field status.json "j['$1']"; }
 served="$(status served)"
-(( served >= 1 )) || fail "capture did not judge on the pool it started"
+[[ $served == 1 ]] || fail "capture sent $served requests to the pool it started, not 1 compile"
 for _ in $(seq 100); do started="$(status started)"; [[ $started == 3 ]] && break; sleep 0.1; done
 [[ $started == 3 ]] || fail "the pool did not start its other processes"
 expect_exit 0 '"precision_check_resolved": true' "$R" minify pooled -o pooled.min -j 3 --json
 after="$(status served)"
 (( after > served )) || fail "minify did not use the pool capture started"
+# The old double judgement: two compiles (native, then fp64) on the same pool.
+expect_exit 0 "captured accuracy (accuracy:miscompile:relu:f32)" "$R" capture "$EX/mlp.rk" \
+  --backend reprokit --opt faults=relu:accuracy --pool 3 --precision-check now -o pooled.now
+grep -q "already serves" out.txt || fail "capture --pool did not reuse the serving pool"
+now_served="$(status served)"
+(( now_served == after + 2 )) || fail "--precision-check now sent $((now_served - after)) requests, not 2"
 expect_exit 0 "stopping reprokit" "$R" backend-pool stop reprokit
 echo "PASS"
