@@ -115,7 +115,7 @@ def gpu_main(args, prefix):
         for graph in graphs:
             name = os.path.basename(graph)[:-3]
             for mode in args.assemblers.split(","):
-                cold, warm, kernels, used = [], [], 0, set()
+                cold, warm, kernels, used, notes = [], [], 0, set(), set()
                 for i in range(args.repeat):
                     cache = os.path.join(work, f"{name}.{mode}.{i}")
                     env = {"REPROKIT_CUDA_ASSEMBLER": mode, "CUDA_CACHE_PATH": cache + ".jit"}
@@ -123,6 +123,8 @@ def gpu_main(args, prefix):
                                                                prefix, "cuda", env)
                     cold.append((timings, wall))
                     used.add(timings.get("assembler", "?"))
+                    if timings.get("assembler_note"):
+                        notes.add(timings["assembler_note"])
                     outputs.setdefault(name, {}).setdefault(json.dumps(out), []).append(mode)
                     warm.append(
                         compile_once(args.reprokit, graph, cache, prefix, "cuda", env)[1:3])
@@ -142,6 +144,8 @@ def gpu_main(args, prefix):
                       f"| {median(warm, lambda s: s[0]['total_ms']):.1f} "
                       f"| {median(warm, lambda s: gpu_phases(s[0])['sass']):.1f} "
                       f"| {median(warm, lambda s: s[1]):.1f} | {verdict} |", flush=True)
+                for note in sorted(notes):
+                    print(f"  note ({name}, {mode}): {note}", flush=True)
         print(f"\nload after: {os.getloadavg()[0]:.2f}")
     for name, seen in outputs.items():
         if len(seen) == 1:

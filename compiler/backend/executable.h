@@ -58,6 +58,7 @@ struct PhaseTimings {
   double assemble_ms = 0;
   double load_ms = 0;
   std::string assembler;
+  std::string assembler_note;  // why not the assembler asked for, a refused cubin
   std::vector<KernelCompileTiming> kernels;  // program order; empty when not reported
   double total_ms() const {
     return wall_ms > 0 ? wall_ms

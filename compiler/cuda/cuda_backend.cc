@@ -143,6 +143,7 @@ class Cuda final : public Backend {
     timings.assembler = t.load.assembler;
     timings.assemble_ms = t.load.assemble_ms;
     timings.load_ms = t.load.load_ms;
+    timings.assembler_note = t.load.note;
     if (!cuda.ok()) return cuda.status();
     compiled->set_cuda(*std::move(cuda));
     if (absl::Status s = WriteDump(options, "timings.json", timings.ToJson().DumpPretty()); !s.ok()) return s;

@@ -102,6 +102,7 @@ absl::StatusOr<std::vector<std::shared_ptr<CudaModule>>> LoadModules(
       }
     }
   }
+  if (timings.driver_fallbacks > 0) timings.assembler += "+driver";
   std::vector<std::shared_ptr<CudaModule>> modules;
   modules.reserve(n);
   for (Loaded& module : loaded) {

@@ -26,7 +26,9 @@ namespace rk::compiler::cuda {
 // Where a program's machine code came from and what it cost (for timings
 // and benches).
 struct ModuleLoadTimings {
-  std::string assembler;  // "nvjitlink", "ptxas" or "driver"
+  // "nvjitlink", "ptxas" or "driver"; "+driver" added when the driver
+  // refused some of the cubins (driver_fallbacks).
+  std::string assembler;
   std::string note;       // why not the assembler asked for, a refused cubin; "" when none
   int modules = 0;
   int already_loaded = 0;    // reused from earlier loads in this process
