@@ -232,9 +232,3 @@ def rk_rms_norm(x, gamma, eps):
     ms = jnp.mean(w * w, axis=-1, keepdims=True)
     return (w * lax.rsqrt(ms + eps) * _wide(gamma)).astype(x.dtype)
 
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def load(name):
-    return np.load(os.path.join(HERE, name))
