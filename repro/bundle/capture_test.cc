@@ -2,6 +2,8 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 
 #include "compiler/ir/builder.h"
 #include "compiler/ir/seeded_inputs.h"
@@ -109,6 +111,9 @@ TEST(CaptureTest, DeferredPrecisionCheckIsRecordedForUnclassifiedAccuracyOnly) {
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   EXPECT_TRUE(loaded->bundle.precision_check_deferred);
   EXPECT_EQ(loaded->bundle.expected.signature.ToString(), "accuracy:unknown:relu:f32");
+  std::ifstream readme(fs::path(deferred) / "README.md");
+  const std::string text((std::istreambuf_iterator<char>(readme)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("the check was deferred"), std::string::npos) << text;
   // Another verdict has no miscompile/precision check to defer.
   const std::string other = TempDir("not_deferred");
   ASSERT_TRUE(Capture(g, compiler::SeededInputs(g, 1), {}, CompileError(), other, co).ok());

@@ -27,6 +27,10 @@ std::string Summary(const Bundle& b) {
     case VerdictKind::kCrash: return "The compiler or the generated code crashes.";
     case VerdictKind::kTimeout: return "Compiling or running this graph does not finish in time.";
     case VerdictKind::kAccuracy:
+      if (b.precision_check_deferred) {
+        return "The compiled graph gives wrong numbers (miscompile or precision: the check "
+               "was deferred; `reprokit minify` runs it on its result).";
+      }
       return absl::StrCat("The compiled graph gives wrong numbers (",
                           b.expected.accuracy_subkind.empty() ? "unclassified"
                                                               : b.expected.accuracy_subkind,
