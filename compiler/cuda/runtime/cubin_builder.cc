@@ -30,6 +30,10 @@ int AssembleThreads(int modules) {
     if (threads > 0) return std::min(threads, modules);
   }
   const int hardware = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  // A process that shares the machine (a worker pool's worker) has its
+  // compile threads limited (SetCompileThreadLimit): keep to its share.
+  const int shared = CompileThreads(modules);
+  if (shared < std::min({modules, hardware, 8})) return shared;
   return std::min(modules, hardware);
 }
 

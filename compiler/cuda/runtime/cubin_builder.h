@@ -36,7 +36,8 @@ struct CubinBuildStats {
 // Threads for assembling `modules` modules: $REPROKIT_COMPILE_THREADS when
 // set, else one a module up to the machine's hardware threads (assemblers
 // run one module on one thread; unlike LLVM's compiles they are not capped
-// at 8).
+// at 8), or the process's share when SetCompileThreadLimit limits it
+// (base/parallel_for.h).
 int AssembleThreads(int modules);
 
 std::string CubinCacheKey(const PtxAssembler& assembler, std::string_view ptx,

@@ -21,6 +21,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "base/file_util.h"
+#include "base/parallel_for.h"
 #include "compiler/cuda/codegen/ptx_compiler.h"
 #include "compiler/cuda/codegen/ptx_test_util.h"
 #include "compiler/cuda/runtime/cubin_builder.h"
@@ -399,6 +400,15 @@ TEST(CubinBuilderTest, AssembleThreadsFollowsTheEnvironment) {
   ScopedEnv env("REPROKIT_COMPILE_THREADS", "3");
   EXPECT_EQ(AssembleThreads(100), 3);
   EXPECT_EQ(AssembleThreads(2), 2);
+}
+
+TEST(CubinBuilderTest, AssembleThreadsKeepToAWorkersShare) {
+  ScopedEnv env("REPROKIT_COMPILE_THREADS", nullptr);
+  SetCompileThreadLimit(1);
+  EXPECT_EQ(AssembleThreads(100), 1);
+  SetCompileThreadLimit(0);
+  EXPECT_EQ(AssembleThreads(100),
+            static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
 }
 
 }  // namespace
