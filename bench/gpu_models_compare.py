@@ -294,8 +294,9 @@ def run_ort(a, onnx_path, args):
         import torch
         sync = torch.cuda.synchronize
         binding = sess.io_binding()
-        for name, arr in feeds.items():
-            binding.bind_ortvalue_input(name, ort.OrtValue.ortvalue_from_numpy(arr, "cuda", 0))
+        on_device = {name: ort.OrtValue.ortvalue_from_numpy(arr, "cuda", 0) for name, arr in feeds.items()}
+        for name, value in on_device.items():
+            binding.bind_ortvalue_input(name, value)
         for o in sess.get_outputs():
             binding.bind_output(o.name, "cuda")
         run = lambda: sess.run_with_iobinding(binding)
@@ -492,6 +493,7 @@ def main():
         f.write(f"{a.device}, batch 1, {a.repeat} timed runs after {a.warmup} (medians), "
                 f"exporter {a.exporter}, {doc['gpu'] or 'no GPU info'}\n\n{md}\n")
     print(md)
+    print(f"total {doc['seconds']} s; wrote {os.path.join(a.out, 'gpu_models.json')} and gpu_models.md")
     if own_work and not a.dry_run:
         shutil.rmtree(a.work, ignore_errors=True)
     if a.dry_run:
