@@ -334,7 +334,7 @@ def ratio(a, b):
 
 def table(rows):
     """The Markdown table of `rows` (end-to-end rows when any has e2e figures)."""
-    e2e = any("e2e_seconds" in (row.get("reprokit") or {}) for row in rows)
+    e2e = any(row.get("mode") == "e2e" for row in rows)
     if e2e:
         text = ["| N | seed | fx_minifier calls | fx first query s | fx_minifier() s | "
                 "fx_minifier process s | fx final nodes | reprokit -j | "
@@ -409,7 +409,7 @@ def write_table(out):
         f.write(text)
     with open(os.path.join(out, "fx_minifier_compare.json"), "w") as f:
         json.dump(rows, f, indent=1)
-    errors = [r for r in rows for t in ("fx", "reprokit") if "error" in (r.get(t) or {})]
+    errors = [r for r in rows if any("error" in (r.get(t) or {}) for t in ("fx", "reprokit"))]
     for r in errors:
         print("error in N=%d seed %d: %s" % (r["n"], r["seed"], json.dumps(r)[:600]),
               file=sys.stderr)
@@ -487,7 +487,8 @@ def main(argv):
                     fx = run_fx_minifier(dag, seed, args.device, bug)
             job_counts = [] if args.skip_reprokit else [int(j) for j in str(args.jobs).split(",")]
             for jobs in job_counts or [0]:
-                row = {"n": n, "seed": seed, "outputs": len(dag.outputs), "fx": fx}
+                row = {"n": n, "seed": seed, "outputs": len(dag.outputs), "fx": fx,
+                       "mode": "e2e" if args.e2e else "minify"}
                 if jobs == 0:
                     pass
                 elif not args.reprokit:
