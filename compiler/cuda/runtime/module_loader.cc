@@ -1,5 +1,6 @@
 #include "compiler/cuda/runtime/module_loader.h"
 
+#include <atomic>
 #include <chrono>
 #include <map>
 
@@ -13,6 +14,11 @@ namespace rk::compiler::cuda {
 namespace {
 
 using Loaded = absl::StatusOr<std::shared_ptr<CudaModule>>;
+
+// Set when the driver refused every cubin of a program (an assembler newer
+// than the driver): later programs of the process go to the driver's JIT
+// without assembling first.
+std::atomic<bool> driver_refuses_cubins{false};
 
 double MsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
@@ -64,7 +70,12 @@ absl::StatusOr<std::vector<std::shared_ptr<CudaModule>>> LoadModules(
   timings.assembler = keep_cubin ? "driver" : choice.name();
   timings.note = keep_cubin ? "" : choice.note;
   std::vector<Loaded> loaded(n, absl::UnknownError("not loaded"));
-  if (keep_cubin || choice.assembler == nullptr) {
+  if (keep_cubin || choice.assembler == nullptr || driver_refuses_cubins) {
+    if (driver_refuses_cubins && !keep_cubin && choice.assembler != nullptr) {
+      timings.assembler = "driver";
+      absl::StrAppend(&timings.note, timings.note.empty() ? "" : "; ", "the driver refused ",
+                      choice.name(), "'s cubins earlier in this process");
+    }
     LoadByDriver(device, ptx, keep_cubin, loaded, timings);
   } else {
     std::vector<int> todo;
@@ -93,6 +104,9 @@ absl::StatusOr<std::vector<std::shared_ptr<CudaModule>>> LoadModules(
       loaded[i] = device.LoadPtx(ptx[i]);
     });
     timings.load_ms = MsSince(load_start);
+    int refusals = 0;
+    for (const absl::Status& s : refused) refusals += !s.ok();
+    if (refusals > 0 && refusals == static_cast<int>(todo.size())) driver_refuses_cubins = true;
     for (size_t k = 0; k < refused.size(); ++k) {
       if (refused[k].ok()) continue;
       if (timings.driver_fallbacks++ == 0) {

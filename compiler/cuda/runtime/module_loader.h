@@ -6,7 +6,8 @@
 // has loaded already are reused. A cubin the driver refuses (an assembler
 // newer than the driver) is loaded from its PTX by the driver's JIT instead,
 // counted and noted, so the program loads whenever the driver alone would
-// load it.
+// load it; when the driver refuses every cubin of a program, the rest of the
+// process uses the driver's JIT.
 //
 // Tested on a GPU by compiler/tests/cuda_program_test.cc (every GPU program
 // test goes through here) and without one, for its parts, by
