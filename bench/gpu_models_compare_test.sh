@@ -62,6 +62,42 @@ assert 0 < ours["min_ms"] <= ours["median_ms"] <= ours["max_ms"] < 10000, ours
 assert ours["compile_s"] > 0, ours
 assert row["export"]["exporter"] == "legacy", row["export"]
 PY
+  # The Inductor and ONNX Runtime timing loops, where this torch has no torch.compile and
+  # there is no onnxruntime: an identity compile and a stand-in session (the loops, the
+  # figures and the "no CUDA provider" fallback are what is checked, not those libraries).
+  (cd "$(dirname "$script")" && "$torch_python" - <<'PY') >"$out" 2>"$err" || fail "timing loops"
+import sys, types
+import torch
+import gpu_models_compare as g
+if not hasattr(torch, "compile"):
+    torch.compile = lambda m: m
+a = types.SimpleNamespace(device="cpu", warmup=1, repeat=3)
+net, args, _ = g.MODELS["tiny_cnn"][1]()
+net.eval()
+r = g.run_inductor(a, net, args)
+assert r["runs"] == 3 and r["eager"]["runs"] == 3 and r["compile_s"] >= 0, r
+assert 0 < r["min_ms"] <= r["median_ms"] <= r["max_ms"], r
+
+class Session:
+    def __init__(self, path, providers):
+        self.providers = providers
+    def get_providers(self):
+        return self.providers
+    def get_inputs(self):
+        return [types.SimpleNamespace(name="x")]
+    def run(self, names, feeds):
+        assert names is None and list(feeds) == ["x"] and feeds["x"].shape == (1, 3, 16, 16)
+        return [feeds["x"]]
+ort = types.ModuleType("onnxruntime")
+ort.__version__ = "stand-in"
+ort.InferenceSession = Session
+ort.get_available_providers = lambda: ["CPUExecutionProvider"]
+sys.modules["onnxruntime"] = ort
+a.device = "cuda"
+r = g.run_ort(a, "unused.onnx", args)
+assert r["provider"] == "CPUExecutionProvider" and "no CUDA provider" in r["note"], r
+assert r["runs"] == 3 and r["clock"] == "wall", r
+PY
 else
   echo "skip: no python3 with torch and onnx: the end-to-end CPU case is not run"
 fi
