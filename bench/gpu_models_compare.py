@@ -17,11 +17,13 @@ recorded and the next one runs):
      wall time between device synchronizations;
   4. Inductor: torch.compile(model) with empty caches; "compile s" is its first call,
      "ms" the median of N runs, each between two CUDA events after a synchronization.
-Both sides run K untimed runs first. ours/inductor is the ratio of the medians.
+Both sides run K untimed runs first. ours/inductor is the ratio of the medians. torch's
+defaults run cuDNN convolutions in TF32 (ours computes f32 in f32): --tf32 off turns TF32
+off for Inductor and ONNX Runtime's CUDA provider; the JSON records the setting.
 
   gpu_models_compare.py --out DIR [--models a,b] [--repeat 50] [--warmup 5]
                         [--device cuda|cpu] [--timeout S] [--budget S] [--exporter dynamo|legacy]
-                        [--reprokit PATH] [--dry-run]
+                        [--tf32 default|off] [--reprokit PATH] [--dry-run]
 
 Writes DIR/gpu_models.json (every figure, the per-run times' summaries, errors) and
 DIR/gpu_models.md (the table), and prints the table. Exit 0 when every model has our
@@ -251,6 +253,9 @@ def run_inductor(a, net, args):
     net = net.to(dev)
     args = tuple(x.to(dev) for x in args)
     sync = torch.cuda.synchronize if cuda else (lambda: None)
+    if getattr(a, "tf32", "default") == "off":  # f32 convolutions and matmuls in f32, as ours
+        torch.backends.cudnn.allow_tf32 = False
+        torch.backends.cuda.matmul.allow_tf32 = False
     out = {"tf32_cudnn": bool(torch.backends.cudnn.allow_tf32),
            "float32_matmul_precision": torch.get_float32_matmul_precision()}
     with torch.no_grad():
@@ -279,7 +284,8 @@ def run_ort(a, onnx_path, args):
     want_cuda = a.device == "cuda"
     providers = ["CPUExecutionProvider"]
     if want_cuda and "CUDAExecutionProvider" in avail:
-        providers = ["CUDAExecutionProvider", "CPUExecutionProvider"]
+        cuda_options = {"use_tf32": "0"} if getattr(a, "tf32", "default") == "off" else {}
+        providers = [("CUDAExecutionProvider", cuda_options), "CPUExecutionProvider"]
     elif want_cuda:
         out["note"] = "no CUDA provider in this onnxruntime build: CPU provider, for information"
     t = time.perf_counter()
@@ -383,6 +389,7 @@ def run_child(a, name, timeout):
     cmd = [sys.executable, os.path.abspath(__file__), "--one", name, "--work", a.work,
            "--device", a.device, "--repeat", str(a.repeat), "--warmup", str(a.warmup),
            "--timeout", str(int(timeout)), "--exporter", a.exporter, "--reprokit", a.reprokit,
+           "--tf32", a.tf32,
            "--out", a.out]
     cache = os.path.join(a.work, name, "torch-cache")
     env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=cache, TRITON_CACHE_DIR=os.path.join(cache, "triton"),
@@ -423,6 +430,10 @@ def main():
     ap.add_argument("--budget", type=float, default=340,
                     help="seconds for all models: none starts with less than 20 s of it left")
     ap.add_argument("--exporter", choices=("dynamo", "legacy"), default="dynamo")
+    ap.add_argument("--tf32", choices=("default", "off"), default="default",
+                    help="off: Inductor's cuDNN convolutions and matmuls and ONNX Runtime's CUDA "
+                         "provider without TF32 (ours computes f32 in f32); default: torch's "
+                         "defaults (cuDNN convolutions in TF32)")
     ap.add_argument("--reprokit", default="", help="the reprokit binary (default: see above)")
     ap.add_argument("--work", default="", help="scratch directory (default: a new temporary one)")
     ap.add_argument("--dry-run", action="store_true", help="print the plan and write the table only")
@@ -479,6 +490,7 @@ def main():
         print(f"{name}: {row['seconds']} s, ours {fmt(ours.get('median_ms'))} ms, "
               f"inductor {fmt(ind.get('median_ms'))} ms", flush=True)
     doc = {"device": a.device, "repeat": a.repeat, "warmup": a.warmup, "exporter": a.exporter,
+           "tf32": a.tf32,
            "reprokit": a.reprokit, "seconds": round(time.monotonic() - started, 1), "rows": rows}
     try:
         doc["gpu"] = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version",
@@ -491,7 +503,7 @@ def main():
         json.dump(doc, f, indent=1, sort_keys=True)
     with open(os.path.join(a.out, "gpu_models.md"), "w") as f:
         f.write(f"{a.device}, batch 1, {a.repeat} timed runs after {a.warmup} (medians), "
-                f"exporter {a.exporter}, {doc['gpu'] or 'no GPU info'}\n\n{md}\n")
+                f"exporter {a.exporter}, TF32 {a.tf32}, {doc['gpu'] or 'no GPU info'}\n\n{md}\n")
     print(md)
     print(f"total {doc['seconds']} s; wrote {os.path.join(a.out, 'gpu_models.json')} and gpu_models.md")
     if own_work and not a.dry_run:
