@@ -28,7 +28,7 @@ off for Inductor and ONNX Runtime's CUDA provider; the JSON records the setting.
 Writes DIR/gpu_models.json (every figure, the per-run times' summaries, errors) and
 DIR/gpu_models.md (the table), and prints the table. Exit 0 when every model has our
 steady-state time, 1 otherwise, 2 for bad arguments. The reprokit binary: --reprokit,
-else $REPROKIT, else .device/reprokit.xz unpacked to /tmp/rk (tools/build_device_bundle.sh),
+else $REPROKIT, else .device/reprokit.xz (tools/build_device_bundle.sh) unpacked anew under /tmp/rk,
 else bazel-bin/tools/reprokit. --dry-run prints the plan and writes the table without
 running anything.
 """
@@ -376,11 +376,11 @@ def find_reprokit(given):
     packed = os.path.join(ROOT, ".device", "reprokit.xz")
     if os.path.exists(packed):
         os.makedirs("/tmp/rk", exist_ok=True)
-        dest = "/tmp/rk/reprokit"
-        if not os.access(dest, os.X_OK):
-            with open(dest, "wb") as f:
-                subprocess.run(["xz", "-dc", packed], stdout=f, check=True)
-            os.chmod(dest, 0o755)
+        dest = "/tmp/rk/reprokit.gpu_models"  # unpacked anew: never an older bundle's binary
+        with open(dest + ".tmp", "wb") as f:
+            subprocess.run(["xz", "-dc", packed], stdout=f, check=True)
+        os.chmod(dest + ".tmp", 0o755)
+        os.replace(dest + ".tmp", dest)
         return dest
     return os.path.join(ROOT, "bazel-bin", "tools", "reprokit")
 
