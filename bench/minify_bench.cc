@@ -8,6 +8,16 @@
 //                               graph, and three in ops that composites lower
 //                               to (known minimum: that op alone); each case
 //                               runs with -j 1 and with -j 2
+//   minify_bench timed [SEEDS] [N|GRAPH.rk]
+//                               what -j buys when judgements do not compete
+//                               for cores (a host of many): a fake oracle
+//                               that sleeps as long as a real CPU judgement
+//                               of the candidate's size takes (1 ms + 0.17 ms
+//                               a compute node, measured on the 2-core
+//                               machine), relu planted in N-node DAGs
+//                               (default 1000); -j 1, 4 and 8: wall time,
+//                               calls issued / used, and whether the accepted
+//                               sequence and final graph equal -j 1's
 //   minify_bench grad [SEEDS]   a backward-only fault (vjp:mul:swap_operands)
 //                               on the one mul of random DAGs whose inputs are
 //                               all marked `grad`: the oracle judges the joint
@@ -60,8 +70,10 @@ void PrintDetail(const MinifyStats& stats) {
                static_cast<long long>(stats.rejected_drifts),
                static_cast<long long>(stats.cannot_match));
   for (const ReductionStats& r : stats.reductions) {
-    std::fprintf(stderr, " %s=%lld/%lld", r.name.c_str(), static_cast<long long>(r.oracle_calls),
-                 static_cast<long long>(r.accepted));
+    if (r.oracle_calls == 0 && r.accepted == 0) continue;
+    std::fprintf(stderr, " %s=%lld/%lld(%.2fs)", r.name.c_str(),
+                 static_cast<long long>(r.oracle_calls), static_cast<long long>(r.accepted),
+                 r.seconds);
   }
   std::fprintf(stderr, " reproduce=%d/%d final=%s\n", stats.reproduce_runs,
                stats.reproduce_attempts, stats.final_score.ToString().c_str());
@@ -128,6 +140,72 @@ void RunFake(int seeds) {
         Record(row, *result, seconds, minimal);
       }
       PrintRow(row);
+    }
+  }
+}
+
+// A CPU judgement of the fx_minifier_compare DAGs on the 2-core machine took
+// about 1 ms + 0.17 ms per compute node (warm kernel cache: compile, two
+// runs, native and fp64 references): 0.17 s at 1,000 nodes, 0.09 s at 500.
+double JudgeSeconds(const Candidate& c) {
+  return 0.001 + 0.00017 * static_cast<double>(CountComputeNodes(c.graph));
+}
+
+// `graph_file`: that graph (its seeded inputs) instead of random DAGs, e.g.
+// bench/fx_minifier_compare.py --dry's N1000_s1.rk (its relu at N/2).
+void RunTimed(int seeds, int n, const std::string& graph_file) {
+  std::printf("| seed | N | -j | wall (s) | speedup | calls issued / used | same sequence, graph "
+              "as -j 1 |\n|---|---|---|---|---|---|---|\n");
+  for (int seed = 1; seed <= seeds; ++seed) {
+    Candidate start;
+    if (graph_file.empty()) {
+      start = RandomDag({.seed = static_cast<uint64_t>(seed), .nodes = n});
+    } else {
+      absl::StatusOr<compiler::Graph> graph = compiler::ParseFile(graph_file);
+      if (!graph.ok()) {
+        std::fprintf(stderr, "%s\n", graph.status().ToString().c_str());
+        return;
+      }
+      n = static_cast<int>(CountComputeNodes(*graph));
+      start = Candidate{*graph, compiler::SeededInputs(*graph, seed)};
+    }
+    double wall1 = 0;
+    MinifyStats first;
+    std::string first_graph;
+    for (int jobs : {1, 4, 8}) {
+      FunctionInterestingness interestingness(
+          [](const Candidate& c) {
+            absl::SleepFor(absl::Seconds(JudgeSeconds(c)));
+            return HasChain(c.graph, {Op::kRelu}) ? "fail" : "pass";
+          },
+          "fail");
+      MinifyOptions options;
+      options.jobs = jobs;
+      options.fp64_values = true;
+      options.costly_oracle = std::getenv("MINIFY_BENCH_WINDOWS") != nullptr;
+      absl::Time t0 = absl::Now();
+      absl::StatusOr<MinifyResult> result = Minify(start, interestingness, options);
+      const double wall = absl::ToDoubleSeconds(absl::Now() - t0);
+      if (!result.ok()) {
+        std::fprintf(stderr, "error: %s\n", result.status().ToString().c_str());
+        return;
+      }
+      PrintDetail(result->stats);
+      const std::string graph = CandidateKey(result->best);
+      if (jobs == 1) {
+        wall1 = wall;
+        first = result->stats;
+        first_graph = graph;
+      }
+      const bool same = result->stats.accepted_sequence == first.accepted_sequence &&
+                        graph == first_graph;
+      std::printf("| %d | %d | %d | %.3f | %.2fx | %lld / %lld (%.2fx -j 1's) | %s |\n", seed, n,
+                  jobs, wall, wall1 / wall, static_cast<long long>(result->stats.oracle_calls),
+                  static_cast<long long>(result->stats.oracle_calls_used),
+                  static_cast<double>(result->stats.oracle_calls) /
+                      static_cast<double>(first.oracle_calls),
+                  same ? "yes" : "NO");
+      std::fflush(stdout);
     }
   }
 }
@@ -266,8 +344,13 @@ int main(int argc, char** argv) {
     rk::minifier::RunReal(seeds);
   } else if (mode == "grad") {
     rk::minifier::RunGrad(seeds);
+  } else if (mode == "timed") {
+    const std::string size = argc > 3 ? argv[3] : "1000";
+    const bool file = size.find_first_not_of("0123456789") != std::string::npos;
+    rk::minifier::RunTimed(argc > 2 ? seeds : 3, file ? 0 : std::atoi(size.c_str()),
+                           file ? size : "");
   } else {
-    std::fprintf(stderr, "usage: minify_bench fake|real|grad [SEEDS]\n");
+    std::fprintf(stderr, "usage: minify_bench fake|real|grad [SEEDS] | timed [SEEDS] [N|GRAPH.rk]\n");
     return 2;
   }
   return 0;

@@ -1,6 +1,7 @@
 #include "minifier/engine.h"
 
 #include <algorithm>
+#include <deque>
 #include <future>
 #include <memory>
 #include <optional>
@@ -9,6 +10,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "base/sha256.h"
 #include "compiler/ir/verifier.h"
 #include "minifier/reduction.h"
 #include "minifier/rewrite.h"
@@ -99,8 +101,28 @@ class Engine {
   bool ShouldStop();
   bool Selected(const ReductionInfo& info) const;
   void FixedPoint();
+  // The speculation of one plan: the search followed ahead of the replay
+  // under assumed answers (RunPlan).
+  struct Chain {
+    std::unique_ptr<SearchState> state;  // after every proposal below
+    Score score;                         // the current one's, under the assumed answers
+    bool answer = false;                 // the guess for the next proposal to judge
+    std::deque<Prepared> proposals;      // not consumed yet, in order
+    std::deque<bool> assumed;            // the answer each was given
+    int pending = 0;                     // proposals to judge among them
+    bool done = false;                   // the search has nothing more to propose
+    void Restart(const SearchState& from, const Score& score_now, bool guess);
+  };
   bool RunPlan(const std::string& name, const ReductionPlan& plan,
                std::unique_ptr<SearchState> state, ReductionStats& rs);
+  // Grows `chain` while workers are free (at most `jobs` judgements ahead).
+  void Extend(const ReductionPlan& plan, Chain& chain, ReductionStats& rs);
+  // Whether another judgement may be started that the replay may not need.
+  bool MaySpeculate() const;
+  // Whether the judgement of `key` has its answer (or is not in flight).
+  bool Answered(const std::string& key) const;
+  // Waits for that answer; with `poll`, at most a millisecond.
+  void WaitForAnswer(const std::string& key, bool poll);
   bool RunReduction(const ReductionInfo& info);
   RecordedValues* ValuesOfCurrent();
   void RetireValues();
@@ -125,6 +147,13 @@ class Engine {
   // Judges the current candidate (the start): an error unless it fails the
   // expected way.
   absl::Status JudgeStart();
+  // With jobs > 1: starts that judgement beside the first proposals (nothing
+  // is accepted before StartFails has its answer), so the first round of
+  // speculation does not wait for it.
+  void LaunchStart();
+  // Whether the start fails the expected way, waiting for its judgement when
+  // it was launched; sets fatal_ otherwise.
+  bool StartFails();
 
   Interestingness& interestingness_;
   const MinifyOptions& options_;
@@ -139,6 +168,8 @@ class Engine {
   absl::flat_hash_map<std::string, std::shared_future<absl::StatusOr<InterestingnessResult>>>
       in_flight_;
   absl::flat_hash_map<std::string, std::string> settled_;  // reduction -> key
+  // The start's judgement while LaunchStart's answer is not taken yet.
+  std::optional<std::shared_future<absl::StatusOr<InterestingnessResult>>> start_judgement_;
   // Declared before values_, which reads from it.
   std::unique_ptr<ScratchStore> scratch_;
   std::string values_key_;
@@ -310,6 +341,7 @@ void Engine::Accept(Prepared& prepared, std::string_view reduction) {
   current_ = std::move(prepared.candidate);
   current_score_ = ComputeScore(current_);
   current_key_ = prepared.key;
+  stats_.accepted_sequence = Sha256Hex(stats_.accepted_sequence + current_key_);
   ++stats_.accepted_steps;
   stats_.final_score = current_score_;
   stats_.seconds = Elapsed();
@@ -335,64 +367,124 @@ bool Engine::RunPlan(const std::string& name, const ReductionPlan& plan,
                      std::unique_ptr<SearchState> state, ReductionStats& rs) {
   bool progress = false;
   const int jobs = std::max(1, options_.jobs);
-  // Speculation follows the search on a clone as far as `jobs` new
-  // judgements. A proposal whose answer is already known (memo, invalid, not
+  // Speculation follows the search on a clone (the chain) ahead of the
+  // replay. A proposal whose answer is already known (memo, invalid, not
   // smaller, cannot match) is answered with it and takes no worker; one to
   // judge is answered with a guess: the answer the proposal before it got (a
   // search that keeps succeeding, like cut_head or truncate_tail closing in
   // on the culprit, then wastes nothing). Each proposal is prepared against
   // the score the candidate would have under the answers assumed before it,
-  // exactly as -j 1 would prepare it once those answers are real. Replay then
-  // consumes the proposals in order, accepting every interesting one, until
-  // an answer differs from the one assumed: the proposals after it were made
-  // for another branch, and their answers only stay in the memo.
+  // exactly as -j 1 would prepare it once those answers are real. The chain
+  // grows whenever a worker is free (at most `jobs` judgements ahead of the
+  // replay), also while the replay waits, so a worker freed by a judgement
+  // of an abandoned branch is used at once. The replay consumes the chain in
+  // order, accepting every interesting proposal, until an answer differs
+  // from the one assumed: the chain after it was made for another branch
+  // and starts again from the replay's state; the answers already asked for
+  // only land in the memo.
+  Chain chain;
   bool guess = false;
+  chain.Restart(*state, current_score_, guess);
   while (!ShouldStop()) {
     Harvest();
-    std::vector<Prepared> batch;
-    std::vector<bool> assumed;
-    std::unique_ptr<SearchState> speculation = state->Clone();
-    Score score = current_score_;
-    bool answer = guess;
-    // Judgements started for other branches still hold workers.
-    const int budget = std::max(1, jobs - static_cast<int>(in_flight_.size()));
-    for (int new_calls = 0; new_calls < budget;) {
-      std::optional<std::vector<int>> next = speculation->Next();
-      if (!next.has_value()) break;
-      Prepared p = Prepare(plan, *next, score);
-      if (!fatal_.ok()) break;
-      if (p.state == Prepared::State::kToJudge) {
-        if (!in_flight_.contains(p.key)) {
-          Launch(p, rs);
-          ++new_calls;
-        }
-      } else {
-        answer = p.interesting;
-      }
-      if (answer) score = ComputeScore(p.candidate);
-      speculation->Report(answer);
-      assumed.push_back(answer);
-      batch.push_back(std::move(p));
+    Extend(plan, chain, rs);
+    if (!fatal_.ok() || chain.proposals.empty()) break;
+    Prepared& p = chain.proposals.front();
+    if (p.state == Prepared::State::kToJudge && !Answered(p.key)) {
+      // A worker freed meanwhile extends the chain; otherwise nothing but
+      // this answer can move the search on.
+      const bool could_extend = !chain.done && chain.pending < jobs;
+      WaitForAnswer(p.key, could_extend);
+      continue;
     }
-    if (!fatal_.ok() || batch.empty()) break;
-    rs.candidates += static_cast<int64_t>(batch.size());
-    for (size_t i = 0; i < batch.size(); ++i) {
-      Prepared& p = batch[i];
-      if (p.state == Prepared::State::kToJudge) Await(p);
-      Consume(p);
-      state->Next();
-      state->Report(p.interesting);
-      guess = p.interesting;
-      if (p.interesting) {
-        ++rs.accepted;
-        Accept(p, name);
-        progress = true;
-      }
-      if (assumed[i] != p.interesting) break;
+    if (p.state == Prepared::State::kToJudge) {
+      Await(p);
+      --chain.pending;
     }
-    Report(name, false);
+    Consume(p);
+    state->Next();
+    state->Report(p.interesting);
+    guess = p.interesting;
+    const bool mismatch = chain.assumed.front() != p.interesting;
+    if (p.interesting) {
+      if (!StartFails()) break;
+      ++rs.accepted;
+      Accept(p, name);
+      progress = true;
+    }
+    chain.proposals.pop_front();
+    chain.assumed.pop_front();
+    if (mismatch) {
+      chain.Restart(*state, current_score_, guess);
+      Report(name, false);
+    }
   }
+  Report(name, false);
   return progress;
+}
+
+void Engine::Chain::Restart(const SearchState& from, const Score& score_now, bool guess) {
+  state = from.Clone();
+  score = score_now;
+  answer = guess;
+  proposals.clear();
+  assumed.clear();
+  pending = 0;
+  done = false;
+}
+
+void Engine::Extend(const ReductionPlan& plan, Chain& chain, ReductionStats& rs) {
+  const int jobs = std::max(1, options_.jobs);
+  while (!chain.done && chain.pending < jobs) {
+    const int busy =
+        static_cast<int>(in_flight_.size()) + (start_judgement_.has_value() ? 1 : 0);
+    // Judgements of abandoned branches (or the start's) hold workers; with
+    // nothing of its own to wait for, the chain still asks for one.
+    if (busy >= jobs && chain.pending > 0) return;
+    if (chain.pending > 0 && !MaySpeculate()) return;
+    std::optional<std::vector<int>> next = chain.state->Next();
+    if (!next.has_value()) {
+      chain.done = true;
+      return;
+    }
+    Prepared p = Prepare(plan, *next, chain.score);
+    if (!fatal_.ok()) return;
+    ++rs.candidates;
+    if (p.state == Prepared::State::kToJudge) {
+      if (!in_flight_.contains(p.key) && !memo_.contains(p.key)) Launch(p, rs);
+      ++chain.pending;
+    } else {
+      chain.answer = p.interesting;
+    }
+    if (chain.answer) chain.score = ComputeScore(p.candidate);
+    chain.state->Report(chain.answer);
+    chain.assumed.push_back(chain.answer);
+    chain.proposals.push_back(std::move(p));
+  }
+}
+
+bool Engine::MaySpeculate() const {
+  // Calls issued stay within twice the calls used (what -j 1 issues) plus
+  // one round of workers: a search whose guesses keep failing (the bits of
+  // a binary search over random cut points) is not followed far ahead.
+  return stats_.oracle_calls + 1 <= 2 * stats_.oracle_calls_used + std::max(1, options_.jobs);
+}
+
+bool Engine::Answered(const std::string& key) const {
+  auto it = in_flight_.find(key);
+  // A deferred judgement (-j 1) runs when its answer is taken.
+  return it == in_flight_.end() ||
+         it->second.wait_for(std::chrono::seconds(0)) != std::future_status::timeout;
+}
+
+void Engine::WaitForAnswer(const std::string& key, bool poll) {
+  auto it = in_flight_.find(key);
+  if (it == in_flight_.end()) return;
+  if (poll) {
+    it->second.wait_for(std::chrono::milliseconds(1));
+  } else {
+    it->second.wait();
+  }
 }
 
 bool Engine::RunReduction(const ReductionInfo& info) {
@@ -495,16 +587,50 @@ absl::Status Engine::Run(Candidate start) {
   // A costly oracle judges the start only when no smaller candidate fails
   // the expected way: one that does already shows the failure reproduces.
   if (!options_.costly_oracle) {
-    if (absl::Status s = JudgeStart(); !s.ok()) return s;
+    if (options_.jobs > 1) {
+      LaunchStart();
+    } else if (absl::Status s = JudgeStart(); !s.ok()) {
+      return s;
+    }
   }
   stats_.history.push_back({stats_.oracle_calls, current_score_.compute_nodes(), Elapsed()});
   FixedPoint();
+  // Nothing accepted (or a stop): the launched start is still to be checked.
+  if (!StartFails()) return fatal_;
   if (stats_.accepted_steps == 0 && !memo_.contains(current_key_) && !ShouldStop()) {
     SettleInFlight();
     if (absl::Status s = JudgeStart(); !s.ok()) return s;
   }
   if (!ShouldStop()) FinalChecks();
   return fatal_;
+}
+
+void Engine::LaunchStart() {
+  ++stats_.oracle_calls;
+  ++stats_.oracle_calls_used;
+  auto candidate = std::make_shared<const Candidate>(current_);
+  Interestingness* judge = &interestingness_;
+  start_judgement_ =
+      std::async(std::launch::async, [judge, candidate] { return judge->Judge(*candidate); })
+          .share();
+}
+
+bool Engine::StartFails() {
+  if (!start_judgement_.has_value()) return fatal_.ok();
+  absl::StatusOr<InterestingnessResult> first = start_judgement_->get();
+  start_judgement_.reset();
+  if (!first.ok()) {
+    fatal_ = first.status();
+    return false;
+  }
+  if (!first->interesting) {
+    fatal_ = absl::FailedPreconditionError(absl::StrCat(
+        "the input does not reproduce its expected failure (observed: ", first->signature, ")"));
+    return false;
+  }
+  memo_[current_key_] = MemoEntry{*first, true};
+  stats_.signature = first->signature;
+  return true;
 }
 
 absl::Status Engine::JudgeStart() {

@@ -136,6 +136,65 @@ TEST(Engine, SameResultForAnyJobCount) {
   }
 }
 
+// Every -j accepts -j 1's candidates in -j 1's order (the chained key of
+// every accepted step, MinifyStats::accepted_sequence), ends on its graph,
+// uses exactly its calls and issues at most twice as many plus one round of
+// workers (the engine's bound: MaySpeculate).
+TEST(Engine, SameAcceptedSequenceForAnyJobCount) {
+  struct Dag {
+    uint64_t seed;
+    int nodes;
+    std::vector<Op> planted;
+  };
+  for (const Dag& dag : {Dag{1, 1000, {Op::kRelu}}, Dag{2, 1000, {Op::kRelu}},
+                         Dag{3, 400, {Op::kExp, Op::kRelu}}, Dag{4, 60, {Op::kRelu}}}) {
+    Candidate start = RandomDag({.seed = dag.seed, .nodes = dag.nodes, .planted = dag.planted});
+    MinifyStats first;
+    std::string first_graph;
+    for (int jobs : {1, 2, 8}) {
+      FunctionInterestingness interestingness = ChainInterestingness(dag.planted);
+      MinifyOptions options;
+      options.jobs = jobs;
+      options.fp64_values = true;
+      std::vector<std::string> accepted;
+      options.on_accept = [&](const Candidate& best, const MinifyStats&) {
+        accepted.push_back(CandidateKey(best));
+      };
+      absl::StatusOr<MinifyResult> result = Minify(start, interestingness, options);
+      ASSERT_TRUE(result.ok()) << result.status();
+      const std::string graph = compiler::PrintCanonical(result->best.graph);
+      ASSERT_FALSE(accepted.empty());
+      EXPECT_EQ(accepted.back(), CandidateKey(result->best));
+      if (jobs == 1) {
+        first = result->stats;
+        first_graph = graph;
+        EXPECT_EQ(first.oracle_calls, first.oracle_calls_used);
+      }
+      const std::string where = absl::StrCat("seed ", dag.seed, " -j ", jobs);
+      EXPECT_EQ(result->stats.accepted_steps, first.accepted_steps) << where;
+      EXPECT_EQ(result->stats.accepted_sequence, first.accepted_sequence) << where;
+      EXPECT_EQ(graph, first_graph) << where;
+      EXPECT_EQ(result->stats.oracle_calls_used, first.oracle_calls) << where;
+      EXPECT_LE(result->stats.oracle_calls, 2 * first.oracle_calls + jobs) << where;
+    }
+  }
+}
+
+// With -j > 1 the start is judged beside the first proposals; nothing is
+// accepted before its answer, and a start that does not fail is still the
+// FailedPrecondition it is with -j 1.
+TEST(Engine, StartJudgedBesideTheFirstProposalsMustStillFail) {
+  FunctionInterestingness interestingness = ChainInterestingness({Op::kErf});
+  int accepted = 0;
+  MinifyOptions options;
+  options.jobs = 4;
+  options.on_accept = [&](const Candidate&, const MinifyStats&) { ++accepted; };
+  absl::StatusOr<MinifyResult> result =
+      Minify(RandomDag({.seed = 3, .nodes = 200}), interestingness, options);
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(accepted, 0);
+}
+
 // Minimizes the relu out of 1,000-node DAGs (seeds 5-8) with -j 1 and -j 2,
 // checks that -j 2 used exactly -j 1's calls and hands each result to `check`.
 void MinifyRandomDagsAtJobs1And2(

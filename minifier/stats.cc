@@ -36,6 +36,7 @@ Json MinifyStats::ToJson() const {
   json.Set("not_smaller", not_smaller);
   json.Set("cannot_match", cannot_match);
   json.Set("accepted_steps", accepted_steps);
+  json.Set("accepted_sequence", accepted_sequence);
   json.Set("values_recorded", values.recorded);
   json.Set("values_stored", values.stored);
   json.Set("value_loads", values.loads);

@@ -52,6 +52,10 @@ struct MinifyStats {
   // The start, then one point per accepted step (the report's progress chart;
   // repro.json "minimization.history").
   std::vector<ProgressPoint> history;
+  // SHA-256 chained over the memo keys of the accepted candidates, in order
+  // (hex; empty before the first): equal for two runs iff they accepted the
+  // same sequence, as every -j must.
+  std::string accepted_sequence;
   // The signature the current best fails with (the expected one, or for
   // accuracy failures possibly re-anchored upstream: oracle_interestingness.h).
   std::string signature;
