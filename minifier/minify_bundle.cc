@@ -196,7 +196,7 @@ absl::StatusOr<MinifyBundleResult> MinifyBundle(const MinifyBundleOptions& optio
   minify.time_limit_seconds = options.time_limit_seconds;
   minify.stop = options.stop;
   minify.fp64_values = expected.kind == repro::VerdictKind::kAccuracy;
-  minify.costly_oracle = !script && original->bundle.options.external();
+  minify.costly_oracle = options.partitions || (!script && original->bundle.options.external());
   minify.on_progress = options.on_progress;
   // Checkpoints are written beside the search (checkpoint_writer.h): a
   // bundle of many cut inputs takes longer to sync than a cheap judgement.

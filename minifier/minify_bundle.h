@@ -53,6 +53,13 @@ struct MinifyBundleOptions {
   // miscompile/precision split) for every failing candidate, not only for
   // the result (oracle_interestingness.h, "Deferred classification").
   bool classify_each = false;
+  // Start from partitions of the graph (window_scan's 8 windows of
+  // consecutive nodes, then keep_cone), the schedule external backends get,
+  // also for the built-in compiler: each probe judges a small part of the
+  // graph, and with -j the windows are judged side by side. Another search
+  // than the default one, so another accepted sequence (the same for every
+  // -j). docs/MINIFIER.md, "Parallel search".
+  bool partitions = false;
 };
 
 struct MinifyBundleResult {

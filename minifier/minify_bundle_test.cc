@@ -6,7 +6,9 @@
 #include <filesystem>
 #include <string>
 
+#include "absl/algorithm/container.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
 
 #include "compiler/ir/graph.h"
 #include "compiler/ir/parser.h"
@@ -105,6 +107,41 @@ TEST(MinifyBundle, PlantedReluAccuracyShrinksToTheSingleRelu) {
   EXPECT_EQ(*minimized->bundle.minimization.GetString("parent_hash"), original->hash);
   EXPECT_TRUE(*minimized->bundle.minimization.GetBool("complete"));
   EXPECT_TRUE(minimized->warnings.empty());
+}
+
+// --partitions: the built-in compiler judged with the schedule of external
+// backends (window_scan first, no binary searches over cut points first).
+// It reaches the relu alone, and -j 1 and -j 4 accept the same sequence and
+// write the same graph; the default search at -j 1 and -j 4 agree too.
+TEST(MinifyBundle, PartitionsAndDefaultSearchEachGiveOneSequenceForAnyJobs) {
+  std::string in = CaptureFaultyBundle("partitions_in", 300);
+  for (bool partitions : {false, true}) {
+    std::string sequence, graph;
+    for (int jobs : {1, 4}) {
+      MinifyBundleOptions options =
+          Options(in, TempDir(absl::StrCat("partitions_out_", partitions, "_", jobs)), jobs);
+      options.partitions = partitions;
+      absl::StatusOr<MinifyBundleResult> result = MinifyBundle(options);
+      ASSERT_TRUE(result.ok()) << result.status();
+      absl::StatusOr<repro::LoadedBundle> minimized = repro::LoadBundle(options.output_dir);
+      ASSERT_TRUE(minimized.ok()) << minimized.status();
+      EXPECT_EQ(result->stats.final_score.compute_nodes(), kKnownMinimum);
+      EXPECT_EQ(CountOps(minimized->bundle.graph, Op::kRelu), 1);
+      const bool windows = absl::c_any_of(result->stats.reductions, [](const ReductionStats& r) {
+        return r.name == "window_scan" && r.oracle_calls > 0;
+      });
+      EXPECT_EQ(windows, partitions);
+      const std::string printed = compiler::PrintCanonical(minimized->bundle.graph);
+      if (jobs == 1) {
+        sequence = result->stats.accepted_sequence;
+        graph = printed;
+        EXPECT_EQ(result->stats.oracle_calls, result->stats.oracle_calls_used);
+      }
+      EXPECT_FALSE(sequence.empty());
+      EXPECT_EQ(result->stats.accepted_sequence, sequence) << "partitions " << partitions;
+      EXPECT_EQ(printed, graph) << "partitions " << partitions;
+    }
+  }
 }
 
 // Regression (issue #24, item 7): the accuracy signature used to name the

@@ -87,6 +87,10 @@ int RunMinify(absl::Span<const std::string> args) {
   flags.Bool("classify-each", &options.classify_each,
              "external backends: recompile every failing candidate in fp64 to check the "
              "miscompile/precision subkind (default: assume it, check the result once)");
+  flags.Bool("partitions", &options.partitions,
+             "start from partitions of the graph (8 windows of consecutive nodes, judged side "
+             "by side with -j; the schedule of external backends) instead of binary searches "
+             "over cut points");
   auto positional = flags.Parse(args);
   if (!positional.ok()) return ReportError("minify", positional.status());
   if (flags.help_requested()) {
