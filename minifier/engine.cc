@@ -111,10 +111,19 @@ class Engine {
     std::deque<bool> assumed;            // the answer each was given
     int pending = 0;                     // proposals to judge among them
     bool done = false;                   // the search has nothing more to propose
+    // The candidate the plan ends on if the assumed answers hold (null: the
+    // current one).
+    std::shared_ptr<const Candidate> assumed_final;
+    bool looked_ahead = false;
     void Restart(const SearchState& from, const Score& score_now, bool guess);
   };
   bool RunPlan(const std::string& name, const ReductionPlan& plan,
-               std::unique_ptr<SearchState> state, ReductionStats& rs);
+               std::unique_ptr<SearchState> state, ReductionStats& rs,
+               const ReductionInfo* next = nullptr);
+  // Lookahead: once a plan has asked for every judgement it can need,
+  // starts the first judgement `next` will ask for on the candidate the
+  // plan ends on if the answers assumed hold (its answer is found by key).
+  void Prelaunch(const ReductionInfo& next, const Candidate& assumed);
   // Grows `chain` while workers are free (at most `jobs` judgements ahead).
   void Extend(const ReductionPlan& plan, Chain& chain, ReductionStats& rs);
   // Whether another judgement may be started that the replay may not need.
@@ -123,13 +132,17 @@ class Engine {
   bool Answered(const std::string& key) const;
   // Waits for that answer; with `poll`, at most a millisecond.
   void WaitForAnswer(const std::string& key, bool poll);
-  bool RunReduction(const ReductionInfo& info);
+  // `next`: the reduction the schedule runs after this one, for the
+  // lookahead (null: none).
+  bool RunReduction(const ReductionInfo& info, const ReductionInfo* next);
   RecordedValues* ValuesOfCurrent();
   void RetireValues();
   // `current`: the score the candidate must beat (the current one's, or the
   // one speculation assumes it will have by then).
+  // `count`: whether what it finds goes into the stats (not for the
+  // lookahead's proposals, which -j 1 makes later or never).
   Prepared Prepare(const ReductionPlan& plan, const std::vector<int>& chosen,
-                   const Score& current);
+                   const Score& current, bool count = true);
   // Starts judging `p` (kToJudge, neither judged nor in flight) on a thread
   // of its own; the answer lands in the memo when Await or Harvest takes it.
   void Launch(const Prepared& p, ReductionStats& rs);
@@ -241,7 +254,7 @@ RecordedValues* Engine::ValuesOfCurrent() {
 }
 
 Prepared Engine::Prepare(const ReductionPlan& plan, const std::vector<int>& chosen,
-                         const Score& current) {
+                         const Score& current, bool count) {
   Prepared p;
   absl::StatusOr<Candidate> built = plan.build(chosen);
   if (values_ != nullptr && !values_->status().ok()) {
@@ -251,24 +264,24 @@ Prepared Engine::Prepare(const ReductionPlan& plan, const std::vector<int>& chos
     return p;
   }
   if (!built.ok() || !compiler::Verify(built->graph).ok()) {
-    ++stats_.invalid_candidates;
+    stats_.invalid_candidates += count;
     return p;
   }
   p.candidate = *std::move(built);
   if (!(ComputeScore(p.candidate) < current)) {
-    ++stats_.not_smaller;
+    stats_.not_smaller += count;
     p.state = Prepared::State::kNotSmaller;
     return p;
   }
   if (!interestingness_.CanMatch(p.candidate)) {
-    ++stats_.cannot_match;
+    stats_.cannot_match += count;
     p.state = Prepared::State::kCannotMatch;
     return p;
   }
   p.key = CandidateKey(p.candidate);
   auto it = memo_.find(p.key);
   if (it != memo_.end()) {
-    ++stats_.cache_hits;
+    stats_.cache_hits += count;
     p.state = Prepared::State::kKnown;
     p.interesting = it->second.result.interesting;
     return p;
@@ -364,7 +377,8 @@ void Engine::Report(std::string_view reduction, bool accepted) {
 }
 
 bool Engine::RunPlan(const std::string& name, const ReductionPlan& plan,
-                     std::unique_ptr<SearchState> state, ReductionStats& rs) {
+                     std::unique_ptr<SearchState> state, ReductionStats& rs,
+                     const ReductionInfo* next) {
   bool progress = false;
   const int jobs = std::max(1, options_.jobs);
   // Speculation follows the search on a clone (the chain) ahead of the
@@ -383,12 +397,16 @@ bool Engine::RunPlan(const std::string& name, const ReductionPlan& plan,
   // and starts again from the replay's state; the answers already asked for
   // only land in the memo.
   Chain chain;
-  bool guess = false;
+  bool guess = plan.first_guess_interesting;
   chain.Restart(*state, current_score_, guess);
   while (!ShouldStop()) {
     Harvest();
     Extend(plan, chain, rs);
     if (!fatal_.ok() || chain.proposals.empty()) break;
+    if (next != nullptr && chain.done && !chain.looked_ahead && chain.pending < jobs) {
+      chain.looked_ahead = true;
+      Prelaunch(*next, chain.assumed_final != nullptr ? *chain.assumed_final : current_);
+    }
     Prepared& p = chain.proposals.front();
     if (p.state == Prepared::State::kToJudge && !Answered(p.key)) {
       // A worker freed meanwhile extends the chain; otherwise nothing but
@@ -431,6 +449,8 @@ void Engine::Chain::Restart(const SearchState& from, const Score& score_now, boo
   assumed.clear();
   pending = 0;
   done = false;
+  assumed_final.reset();
+  looked_ahead = false;
 }
 
 void Engine::Extend(const ReductionPlan& plan, Chain& chain, ReductionStats& rs) {
@@ -456,10 +476,40 @@ void Engine::Extend(const ReductionPlan& plan, Chain& chain, ReductionStats& rs)
     } else {
       chain.answer = p.interesting;
     }
-    if (chain.answer) chain.score = ComputeScore(p.candidate);
+    if (chain.answer) {
+      chain.score = ComputeScore(p.candidate);
+      chain.assumed_final = std::make_shared<const Candidate>(p.candidate);
+    }
     chain.state->Report(chain.answer);
     chain.assumed.push_back(chain.answer);
     chain.proposals.push_back(std::move(p));
+  }
+}
+
+void Engine::Prelaunch(const ReductionInfo& next, const Candidate& assumed) {
+  const int busy = static_cast<int>(in_flight_.size()) + (start_judgement_.has_value() ? 1 : 0);
+  if (busy >= std::max(1, options_.jobs) || !MaySpeculate()) return;
+  std::string name(next.name);
+  if (auto settled = settled_.find(name);
+      settled != settled_.end() && settled->second == CandidateKey(assumed)) {
+    return;
+  }
+  ReductionPlan plan = next.plan(ReductionInput{assumed, nullptr});
+  std::unique_ptr<SearchState> search = MakeSearch(next.search, plan.num_targets);
+  Score score = ComputeScore(assumed);
+  // Through proposals answered without a call, to the first one to judge.
+  constexpr int kMaxKnown = 64;
+  for (int i = 0; i < kMaxKnown; ++i) {
+    std::optional<std::vector<int>> proposal = search->Next();
+    if (!proposal.has_value()) return;
+    Prepared p = Prepare(plan, *proposal, score, /*count=*/false);
+    if (!fatal_.ok()) return;
+    if (p.state == Prepared::State::kToJudge) {
+      if (!in_flight_.contains(p.key)) Launch(p, stats_.For(name));
+      return;
+    }
+    if (p.interesting) score = ComputeScore(p.candidate);
+    search->Report(p.interesting);
   }
 }
 
@@ -487,10 +537,14 @@ void Engine::WaitForAnswer(const std::string& key, bool poll) {
   }
 }
 
-bool Engine::RunReduction(const ReductionInfo& info) {
+bool Engine::RunReduction(const ReductionInfo& info, const ReductionInfo* next) {
   std::string name(info.name);
   auto settled = settled_.find(name);
   if (settled != settled_.end() && settled->second == current_key_) return false;
+  stats_.For(name);
+  // The lookahead adds to the next one's calls: its entry exists before `rs`
+  // is taken (For appends, which would move the entries).
+  if (next != nullptr) stats_.For(std::string(next->name));
   ReductionStats& rs = stats_.For(name);
   ++rs.runs;
   absl::Time start = absl::Now();
@@ -503,7 +557,7 @@ bool Engine::RunReduction(const ReductionInfo& info) {
   Report(name, false);
   std::string base_key = current_key_;
   ReductionPlan plan = info.plan(ReductionInput{base, values});
-  bool progress = RunPlan(name, plan, MakeSearch(info.search, plan.num_targets), rs);
+  bool progress = RunPlan(name, plan, MakeSearch(info.search, plan.num_targets), rs, next);
   rs.seconds += absl::ToDoubleSeconds(absl::Now() - start);
   if (!progress && !stats_.interrupted && !stats_.timed_out) settled_[name] = base_key;
   return progress;
@@ -518,9 +572,22 @@ void Engine::FixedPoint() {
     while (changed && !ShouldStop()) {
       changed = false;
       bool first = true;
+      std::vector<const ReductionInfo*> round;
       for (const ReductionInfo& info : AllReductions()) {
         if (!Selected(info) || (nodes_only && info.phase == ReductionPhase::kValues)) continue;
-        const bool progress = RunReduction(info);
+        round.push_back(&info);
+      }
+      for (size_t i = 0; i < round.size(); ++i) {
+        const ReductionInfo& info = *round[i];
+        // The lookahead (-j > 1) starts the next reduction's first
+        // judgement early; not into one that needs recorded values, nor
+        // with a costly oracle's schedule, which may run window_scan again.
+        const ReductionInfo* next = i + 1 < round.size() ? round[i + 1] : nullptr;
+        if (next != nullptr &&
+            (options_.jobs <= 1 || options_.costly_oracle || next->needs_values)) {
+          next = nullptr;
+        }
+        const bool progress = RunReduction(info, next);
         changed |= progress;
         if (ShouldStop()) return;
         // A costly oracle's first reduction (window_scan) keeps a small part

@@ -61,6 +61,12 @@ struct ReductionPlan {
   // Builds the candidate with the targets in `chosen` (sorted, unique,
   // in [0, num_targets)) reduced. An error means "invalid candidate".
   std::function<absl::StatusOr<Candidate>(absl::Span<const int> chosen)> build;
+  // What speculation (-j) assumes of the first proposal until an answer is
+  // known: a plan whose probes usually keep the failure (cut_head after
+  // truncate_tail has made the culprit the last node) says so, and its chain
+  // of accepted steps is judged side by side from the first round. Only
+  // speed depends on it, never the result.
+  bool first_guess_interesting = false;
 };
 
 using ReductionFn = ReductionPlan (*)(const ReductionInput& input);

@@ -14,6 +14,9 @@ ReductionPlan CutHead(const ReductionInput& input) {
   const int n = static_cast<int>(nodes.size());
   ReductionPlan plan;
   plan.num_targets = std::max(0, n - 1);
+  // truncate_tail runs first and ends the graph at the culprit: keeping any
+  // number of the last nodes usually still fails.
+  plan.first_guess_interesting = true;
   plan.build = [&base, values = input.values, nodes, n](absl::Span<const int> chosen) {
     int first_kept = n - 1 - chosen[0];
     GraphEdit edit(base.graph);
