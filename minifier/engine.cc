@@ -189,6 +189,22 @@ class Engine {
   std::unique_ptr<RecordedValues> values_;
   // An error that ends the run (a recorded value could not be stored or read).
   absl::Status fatal_;
+  // Whether the reduction after the lookahead's one needs recorded values:
+  // the lookahead then also computes the values of the candidate it judges
+  // (on a thread), for the case it becomes the current one.
+  bool lookahead_values_ = false;
+  struct PrefetchedValues {
+    std::string key;
+    std::shared_future<absl::StatusOr<std::vector<HostTensor>>> values;
+  };
+  std::optional<PrefetchedValues> prefetched_;
+  // Prefetches no longer wanted: kept until the engine ends, since dropping
+  // the last handle of a running std::async waits for it.
+  std::vector<PrefetchedValues> abandoned_;
+  void DropPrefetch() {
+    if (prefetched_.has_value()) abandoned_.push_back(*std::move(prefetched_));
+    prefetched_.reset();
+  }
 };
 
 bool Engine::ShouldStop() {
@@ -235,7 +251,11 @@ void Engine::RetireValues() {
 RecordedValues* Engine::ValuesOfCurrent() {
   if (values_ != nullptr && values_key_ == current_key_) return values_.get();
   RetireValues();
-  absl::StatusOr<std::vector<HostTensor>> values = RecordValues(current_, options_.fp64_values);
+  absl::StatusOr<std::vector<HostTensor>> values =
+      prefetched_.has_value() && prefetched_->key == current_key_
+          ? prefetched_->values.get()
+          : RecordValues(current_, options_.fp64_values);
+  DropPrefetch();
   if (!values.ok()) return nullptr;
   repro::Store* store = options_.value_store;
   if (store == nullptr) {
@@ -506,6 +526,15 @@ void Engine::Prelaunch(const ReductionInfo& next, const Candidate& assumed) {
     if (!fatal_.ok()) return;
     if (p.state == Prepared::State::kToJudge) {
       if (!in_flight_.contains(p.key)) Launch(p, stats_.For(name));
+      if (lookahead_values_) {
+        DropPrefetch();
+        auto candidate = std::make_shared<const Candidate>(p.candidate);
+        const bool fp64 = options_.fp64_values;
+        prefetched_ = PrefetchedValues{
+            p.key, std::async(std::launch::async, [candidate, fp64] {
+                     return RecordValues(*candidate, fp64);
+                   }).share()};
+      }
       return;
     }
     if (p.interesting) score = ComputeScore(p.candidate);
@@ -587,6 +616,8 @@ void Engine::FixedPoint() {
             (options_.jobs <= 1 || options_.costly_oracle || next->needs_values)) {
           next = nullptr;
         }
+        lookahead_values_ =
+            next != nullptr && i + 2 < round.size() && round[i + 2]->needs_values;
         const bool progress = RunReduction(info, next);
         changed |= progress;
         if (ShouldStop()) return;
