@@ -420,6 +420,12 @@ bool Engine::RunPlan(const std::string& name, const ReductionPlan& plan,
   bool guess = plan.first_guess_interesting;
   chain.Restart(*state, current_score_, guess);
   while (!ShouldStop()) {
+    // A start that does not fail ends the run as soon as that is known.
+    if (start_judgement_.has_value() &&
+        start_judgement_->wait_for(std::chrono::seconds(0)) == std::future_status::ready &&
+        !StartFails()) {
+      break;
+    }
     Harvest();
     Extend(plan, chain, rs);
     if (!fatal_.ok() || chain.proposals.empty()) break;
