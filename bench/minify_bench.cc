@@ -17,7 +17,9 @@
 //                               machine), relu planted in N-node DAGs
 //                               (default 1000); -j 1, 4 and 8: wall time,
 //                               calls issued / used, and whether the accepted
-//                               sequence and final graph equal -j 1's
+//                               sequence and final graph equal -j 1's;
+//                               MINIFY_BENCH_WINDOWS=1: the --partitions
+//                               schedule (window_scan first)
 //   minify_bench grad [SEEDS]   a backward-only fault (vjp:mul:swap_operands)
 //                               on the one mul of random DAGs whose inputs are
 //                               all marked `grad`: the oracle judges the joint
