@@ -160,9 +160,9 @@ class Engine {
   // Judges the current candidate (the start): an error unless it fails the
   // expected way.
   absl::Status JudgeStart();
-  // With jobs > 1: starts that judgement beside the first proposals (nothing
-  // is accepted before StartFails has its answer), so the first round of
-  // speculation does not wait for it.
+  // With jobs > 1: starts that judgement beside the first proposals, so the
+  // first round of speculation does not wait for it (steps accepted before
+  // its answer are reported to on_accept only once it fails as expected).
   void LaunchStart();
   // Whether the start fails the expected way, waiting for its judgement when
   // it was launched; sets fatal_ otherwise.
@@ -183,6 +183,10 @@ class Engine {
   absl::flat_hash_map<std::string, std::string> settled_;  // reduction -> key
   // The start's judgement while LaunchStart's answer is not taken yet.
   std::optional<std::shared_future<absl::StatusOr<InterestingnessResult>>> start_judgement_;
+  std::string start_key_;
+  // The reduction of the last step accepted while the start's judgement was
+  // pending (reported once it fails as expected).
+  std::optional<std::string> unreported_step_;
   // Declared before values_, which reads from it.
   std::unique_ptr<ScratchStore> scratch_;
   std::string values_key_;
@@ -379,6 +383,12 @@ void Engine::Accept(Prepared& prepared, std::string_view reduction) {
   stats_.final_score = current_score_;
   stats_.seconds = Elapsed();
   stats_.history.push_back({stats_.oracle_calls, current_score_.compute_nodes(), stats_.seconds});
+  // Steps accepted before the start's answer is in are reported once it
+  // is (StartFails): nothing is written for an input that does not fail.
+  if (start_judgement_.has_value()) {
+    unreported_step_ = std::string(reduction);
+    return;
+  }
   if (options_.on_accept) options_.on_accept(current_, stats_);
   Report(reduction, true);
 }
@@ -451,7 +461,6 @@ bool Engine::RunPlan(const std::string& name, const ReductionPlan& plan,
     guess = p.interesting;
     const bool mismatch = chain.assumed.front() != p.interesting;
     if (p.interesting) {
-      if (!StartFails()) break;
       ++rs.accepted;
       Accept(p, name);
       progress = true;
@@ -699,7 +708,8 @@ absl::Status Engine::Run(Candidate start) {
   }
   stats_.history.push_back({stats_.oracle_calls, current_score_.compute_nodes(), Elapsed()});
   FixedPoint();
-  // Nothing accepted (or a stop): the launched start is still to be checked.
+  // The launched start's answer may still be to check (nothing accepted, a
+  // stop), and steps accepted before it to report.
   if (!StartFails()) return fatal_;
   if (stats_.accepted_steps == 0 && !memo_.contains(current_key_) && !ShouldStop()) {
     SettleInFlight();
@@ -710,6 +720,7 @@ absl::Status Engine::Run(Candidate start) {
 }
 
 void Engine::LaunchStart() {
+  start_key_ = current_key_;
   ++stats_.oracle_calls;
   ++stats_.oracle_calls_used;
   auto candidate = std::make_shared<const Candidate>(current_);
@@ -732,8 +743,14 @@ bool Engine::StartFails() {
         "the input does not reproduce its expected failure (observed: ", first->signature, ")"));
     return false;
   }
-  memo_[current_key_] = MemoEntry{*first, true};
-  stats_.signature = first->signature;
+  memo_[start_key_] = MemoEntry{*first, true};
+  if (stats_.accepted_steps == 0) stats_.signature = first->signature;
+  if (unreported_step_.has_value()) {
+    const std::string reduction = *std::move(unreported_step_);
+    unreported_step_.reset();
+    if (options_.on_accept) options_.on_accept(current_, stats_);
+    Report(reduction, true);
+  }
   return true;
 }
 

@@ -10,6 +10,7 @@
 #include "absl/algorithm/container.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "compiler/ir/printer.h"
 #include "gtest/gtest.h"
 #include "minifier/minifier_test_util.h"
@@ -193,6 +194,52 @@ TEST(Engine, StartJudgedBesideTheFirstProposalsMustStillFail) {
       Minify(RandomDag({.seed = 3, .nodes = 200}), interestingness, options);
   EXPECT_EQ(result.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_EQ(accepted, 0);
+}
+
+// A slow start: the steps accepted while its judgement runs are written
+// (on_accept) only after it answered, and the result is -j 1's.
+TEST(Engine, StepsAcceptedBeforeTheStartAnswersAreReportedAfterIt) {
+  Candidate start = RandomDag({.seed = 7, .nodes = 300});
+  const int64_t start_nodes = CountComputeNodes(start.graph);
+  std::atomic<bool> start_answered{false};
+  FunctionInterestingness chain = ChainInterestingness({Op::kRelu});
+  class SlowStart : public Interestingness {
+   public:
+    SlowStart(FunctionInterestingness& inner, int64_t start_nodes, std::atomic<bool>& answered)
+        : inner_(inner), start_nodes_(start_nodes), answered_(answered) {}
+    absl::StatusOr<InterestingnessResult> Judge(const Candidate& candidate) override {
+      if (CountComputeNodes(candidate.graph) != start_nodes_) return inner_.Judge(candidate);
+      absl::SleepFor(absl::Milliseconds(300));
+      absl::StatusOr<InterestingnessResult> result = inner_.Judge(candidate);
+      answered_ = true;
+      return result;
+    }
+
+   private:
+    FunctionInterestingness& inner_;
+    int64_t start_nodes_;
+    std::atomic<bool>& answered_;
+  } slow(chain, start_nodes, start_answered);
+  std::string sequence;
+  for (int jobs : {1, 4}) {
+    start_answered = false;
+    MinifyOptions options;
+    options.jobs = jobs;
+    int reported = 0;
+    bool reported_early = false;
+    options.on_accept = [&](const Candidate&, const MinifyStats&) {
+      ++reported;
+      reported_early |= !start_answered;
+    };
+    absl::StatusOr<MinifyResult> result = Minify(start, slow, options);
+    ASSERT_TRUE(result.ok()) << result.status();
+    EXPECT_FALSE(reported_early) << "-j " << jobs;
+    EXPECT_GT(reported, 0);
+    // -j 4 accepted steps while the start ran: they were reported as one.
+    if (jobs > 1) EXPECT_LT(reported, result->stats.accepted_steps);
+    if (jobs == 1) sequence = result->stats.accepted_sequence;
+    EXPECT_EQ(result->stats.accepted_sequence, sequence) << "-j " << jobs;
+  }
 }
 
 // Minimizes the relu out of 1,000-node DAGs (seeds 5-8) with -j 1 and -j 2,
