@@ -93,5 +93,14 @@ cp bug/repro.json before.json
 expect 2 "minify into its own input" -- "$bin" minify bug -o bug
 expect 2 "minify into its own input, spelled differently" -- "$bin" minify bug -o ./bug/
 cmp -s before.json bug/repro.json || fail "minify -o BUNDLE changed the input"
+# minify --partitions (window_scan first, docs/MINIFIER.md): -j 1 and -j 2
+# accept the same sequence and end on the relu.
+expect 0 "capture an accuracy fault" -- "$bin" capture "$examples/mlp.rk" --opt faults=relu:accuracy -o acc
+for j in 1 2; do
+  expect 0 "minify --partitions -j $j" -- "$bin" minify acc -o acc.p$j --partitions -j $j --json
+  grep -o '"accepted_sequence": *"[0-9a-f]*"' "$out" > seq$j || fail "--json lacks accepted_sequence"
+  grep -q "relu(" acc.p$j/graph.rk || fail "minify --partitions -j $j lost the relu"
+done
+cmp -s seq1 seq2 || fail "minify --partitions: -j 1 and -j 2 accepted different sequences"
 for c in capture run pack unpack; do expect 0 "$c --help" -- "$bin" $c --help; done
 exit $((fails > 0))
