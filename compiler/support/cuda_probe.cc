@@ -2,7 +2,13 @@
 
 #include <dlfcn.h>
 
+#include <string>
+#include <vector>
+
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "base/subprocess.h"
 
 namespace rk::compiler {
 namespace {
@@ -47,6 +53,31 @@ CudaProbe ProbeCuda() {
     probe.device_name = name;
   }
   probe.usable = true;
+  return probe;
+}
+
+CudaProbe ProbeCudaInChild() {
+  // The child answers "usable\tcount\tversion\tname\treason" (no tabs in
+  // a device name or a reason of ProbeCuda's).
+  absl::StatusOr<std::string> text = RunInChild([] {
+    const CudaProbe p = ProbeCuda();
+    return absl::StrCat(p.usable ? 1 : 0, "\t", p.device_count, "\t", p.driver_version, "\t",
+                        p.device_name, "\t", p.reason);
+  });
+  CudaProbe probe;
+  if (!text.ok()) {
+    probe.reason = absl::StrCat("the CUDA probe's child process failed: ", text.status().message());
+    return probe;
+  }
+  std::vector<std::string> fields = absl::StrSplit(*text, absl::MaxSplits('\t', 4));
+  if (fields.size() != 5 || !absl::SimpleAtoi(fields[1], &probe.device_count) ||
+      !absl::SimpleAtoi(fields[2], &probe.driver_version)) {
+    probe.reason = absl::StrCat("the CUDA probe's child process answered '", *text, "'");
+    return probe;
+  }
+  probe.usable = fields[0] == "1";
+  probe.device_name = fields[3];
+  probe.reason = fields[4];
   return probe;
 }
 

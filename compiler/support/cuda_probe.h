@@ -20,6 +20,13 @@ struct CudaProbe {
 
 CudaProbe ProbeCuda();
 
+// The same probe run in a forked child, so this process never initializes the
+// driver: CUDA does not survive fork, and a process that initialized it and
+// then forks workers (the oracle's fork server, a worker pool) gives each of
+// them CUDA_ERROR_NOT_INITIALIZED. Every probe made by a process that may fork
+// workers later goes through this one.
+CudaProbe ProbeCudaInChild();
+
 }  // namespace rk::compiler
 
 #endif  // REPROKIT_COMPILER_SUPPORT_CUDA_PROBE_H_

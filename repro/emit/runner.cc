@@ -70,23 +70,6 @@ absl::StatusOr<std::string> LocateBundle(const char* argv0, const char* rlocatio
   return std::filesystem::path(json).parent_path().string();
 }
 
-struct GpuState {
-  bool usable = false;
-  std::string reason;
-};
-
-// Probes CUDA in a child process: initializing the driver in this process
-// would poison the oracle's forked workers (CUDA does not survive fork).
-GpuState ProbeGpuInChild() {
-  absl::StatusOr<std::string> text = RunInChild([] {
-    const compiler::CudaProbe probe = compiler::ProbeCuda();
-    return probe.usable ? std::string("ok") : probe.reason;
-  });
-  if (!text.ok()) return {false, absl::StrCat("the CUDA probe failed: ", text.status().message())};
-  if (*text == "ok") return {true, ""};
-  return {false, text->empty() ? "the CUDA probe gave no reason" : *text};
-}
-
 // Bazel has no skip status for a test before Bazel 7; a JUnit XML with a
 // skipped case (which Bazel keeps when the test writes XML_OUTPUT_FILE) lets
 // reports count it as skipped while the test itself passes.
@@ -254,7 +237,7 @@ int RunReproMain(int argc, char** argv, const char* bundle_rlocation) {
   for (const std::string& w : loaded->warnings) std::printf("warning:   %s\n", w.c_str());
 
   if (options->device == "cuda") {
-    const GpuState gpu = ProbeGpuInChild();
+    const compiler::CudaProbe gpu = compiler::ProbeCudaInChild();
     if (!gpu.usable) {
       const std::string reason = absl::StrCat("no usable CUDA GPU: ", gpu.reason);
       if (args->mode == RunnerMode::kBisect) {

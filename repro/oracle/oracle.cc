@@ -102,6 +102,9 @@ absl::StatusOr<ProgramRuns> RunBuiltin(const Graph& graph, absl::Span<const Host
   absl::Time start = absl::Now();
   absl::StatusOr<compiler::Executable> exe = compiler::Compile(graph, options);
   result.compile_seconds = SecondsSince(start);
+  // A device that cannot be used (no GPU, a driver that fails to initialize)
+  // is the machine's problem: an error, never a compile_error verdict.
+  if (absl::IsUnavailable(exe.status())) return exe.status();
   if (!exe.ok()) {
     result.ended = CompileErrorVerdict(exe.status(), "compile");
     return result;
@@ -110,6 +113,7 @@ absl::StatusOr<ProgramRuns> RunBuiltin(const Graph& graph, absl::Span<const Host
   start = absl::Now();
   for (int r = 0; r < runs; ++r) {
     absl::StatusOr<std::vector<HostTensor>> out = exe->Run(inputs);
+    if (absl::IsUnavailable(out.status())) return out.status();
     if (!out.ok()) {
       result.ended = CompileErrorVerdict(out.status(), "run");
       return result;

@@ -17,7 +17,9 @@ absl::Status CheckFaultSpecs(const compiler::CompileOptions& options) {
 
 absl::Status CheckDeviceAvailable(const compiler::CompileOptions& options) {
   if (options.device != "cuda") return absl::OkStatus();
-  static const compiler::CudaProbe* probe = new compiler::CudaProbe(compiler::ProbeCuda());
+  // In a child: this process is the parent of the oracle's workers, which
+  // could not use CUDA had it been initialized here first.
+  static const compiler::CudaProbe* probe = new compiler::CudaProbe(compiler::ProbeCudaInChild());
   if (probe->usable) return absl::OkStatus();
   return absl::UnavailableError(
       absl::StrCat("device=cuda: no usable GPU here (", probe->reason, "); cannot judge"));

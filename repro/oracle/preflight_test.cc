@@ -1,5 +1,9 @@
 #include "repro/oracle/preflight.h"
 
+#include <fstream>
+#include <sstream>
+#include <string>
+
 #include "compiler/support/cuda_probe.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -8,6 +12,19 @@ namespace rk::repro {
 namespace {
 
 using ::testing::HasSubstr;
+
+// First in this file, before anything loads the driver here: the check of a
+// cuda request probes in a child, so this process (the parent of the oracle's
+// forked workers) never initializes CUDA.
+TEST(PreflightTest, CheckingACudaRequestLeavesTheDriverOutOfThisProcess) {
+  compiler::CompileOptions options;
+  options.device = "cuda";
+  (void)Preflight(options);
+  std::ifstream maps("/proc/self/maps");
+  std::stringstream text;
+  text << maps.rdbuf();
+  EXPECT_EQ(text.str().find("libcuda.so"), std::string::npos);
+}
 
 TEST(PreflightTest, FaultTypoIsBadInput) {
   compiler::CompileOptions options;
