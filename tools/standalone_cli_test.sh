@@ -121,6 +121,19 @@ elif "$py" -c 'import torch, numpy' 2>/dev/null; then
 else
   echo "SKIP torch repro.py run: $py has no torch"
 fi
+# An output of another dtype with the same values fails (it once passed: the
+# values were converted to the reference's dtype before the comparison).
+if "$py" -c 'import torch, numpy' 2>/dev/null; then
+  run "torch repro.py: another dtype is a failure" 0 'right 0, wrong dtype 1, wrong shape 1' \
+    "$py" -c "
+import json, runpy, torch
+g = runpy.run_path('$tmp/torch.sa/repro.py', run_name='repro')
+out = json.load(open('$tmp/torch.sa/expected.json'))['outputs'][0]
+t = torch.from_numpy(g['load'](out['reference'])).to(g['DTYPES'][out['dtype']])
+spec = {'outputs': [out]}
+print('right %d, wrong dtype %d, wrong shape %d' % (g['report']('t', [t], spec),
+      g['report']('t', [t.double()], spec), g['report']('t', [t.reshape(-1)[:1]], spec)))"
+fi
 
 # XLA (jax): a jax repro.py of the same bundle; valid Python always; run where
 # jax imports, else it must say it cannot test (exit 2).

@@ -13,6 +13,15 @@ def report(what, results, spec):
     """Judges every output; the exit code (0 ok, 1 fail, 3 cannot judge)."""
     code = 0
     for out, result in zip(spec["outputs"], results):
+        # The type first: the value comparison below converts to the
+        # reference's dtype, which would hide an output of another dtype.
+        shape = list(load(out["reference"]).shape)
+        want = np.dtype(DTYPES[out["dtype"]])
+        if np.dtype(result.dtype) != want or list(np.shape(result)) != shape:
+            print("%s: FAIL: output %s: got %s%s, the graph declares %s%s" % (
+                what, out["name"], np.dtype(result.dtype), list(np.shape(result)), want, shape))
+            code = 1
+            continue
         verdict = judge(to_numpy(result).astype(load(out["reference"]).dtype), out)
         if verdict is None:
             print("%s: output %s: ok" % (what, out["name"]))

@@ -9,6 +9,14 @@ def report(what, results, spec):
     """Judges every output; the exit code (0 ok, 1 fail, 3 cannot judge)."""
     code = 0
     for out, result in zip(spec["outputs"], results):
+        # The type first: the value comparison below converts to the
+        # reference's dtype, which would hide an output of another dtype.
+        shape = list(load(out["reference"]).shape)
+        if result.dtype != DTYPES[out["dtype"]] or list(result.shape) != shape:
+            print("%s: FAIL: output %s: got %s%s, the graph declares %s%s" % (
+                what, out["name"], result.dtype, list(result.shape), DTYPES[out["dtype"]], shape))
+            code = 1
+            continue
         verdict = judge(to_numpy(result).astype(load(out["reference"]).dtype), out)
         if verdict is None:
             print("%s: output %s: ok" % (what, out["name"]))
