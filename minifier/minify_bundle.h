@@ -60,6 +60,11 @@ struct MinifyBundleOptions {
   // than the default one, so another accepted sequence (the same for every
   // -j). docs/MINIFIER.md, "Parallel search".
   bool partitions = false;
+  // When the result's one judgement with the fp64 recompile shows drift
+  // (another subkind than expected, e.g. an upstream matmul's precision
+  // failure taken for the planted miscompile), search again from the start
+  // with that judgement on every failing candidate.
+  bool rerun_on_drift = true;
 };
 
 struct MinifyBundleResult {
@@ -75,6 +80,9 @@ struct MinifyBundleResult {
   // the fp64 recompile; non-empty drift: that judgement disagreed.
   bool classified = false;
   std::string classification_drift;
+  // Non-empty: drift was seen and the search was run again with the check on
+  // every candidate (rerun_on_drift); the drift it corrected.
+  std::string drift_rerun;
   // The input bundle's capture deferred the miscompile/precision check and
   // the output records the subkind this minimization found on its graph.
   bool precision_check_resolved = false;

@@ -37,6 +37,7 @@ void PrintResult(const minifier::MinifyBundleResult& result, const std::string& 
     if (!result.classification_drift.empty()) {
       report.Set("classification_drift", result.classification_drift);
     }
+    if (!result.drift_rerun.empty()) report.Set("drift_rerun", result.drift_rerun);
     std::printf("%s\n", report.DumpPretty().c_str());
     return;
   }
@@ -47,6 +48,7 @@ void PrintResult(const minifier::MinifyBundleResult& result, const std::string& 
   if (!result.classification_drift.empty()) {
     std::printf("WARNING: %s\n", result.classification_drift.c_str());
   }
+  if (!result.drift_rerun.empty()) std::printf("note: %s\n", result.drift_rerun.c_str());
   if (!result.complete) {
     std::printf("stopped early (%s): best so far written; rerun with --resume to continue\n",
                 result.stats.interrupted ? "interrupted" : "time limit");
