@@ -6,24 +6,19 @@
 // relu fault (testing only). Constants are read from files; `constants` lists
 // them by node id.
 //
+// The walk, the variable names and the literals are python_graph.h's.
+//
 // Tested by repro/standalone/jax_source_test.cc.
 #ifndef REPROKIT_REPRO_STANDALONE_JAX_SOURCE_H_
 #define REPROKIT_REPRO_STANDALONE_JAX_SOURCE_H_
 
-#include <string>
-#include <utility>
-#include <vector>
-
 #include "absl/status/statusor.h"
 #include "compiler/ir/graph.h"
-#include "compiler/ir/tensor.h"
+#include "repro/standalone/python_graph.h"
 
 namespace rk::repro {
 
-struct JaxSource {
-  std::string make_graph;  // Python source of make_graph
-  std::vector<std::pair<int, compiler::HostTensor>> constants;  // node id -> value
-};
+using JaxSource = PythonGraph;  // make_graph, and the constants by node id
 
 // InvalidArgument naming the node for an op with no jax form here.
 absl::StatusOr<JaxSource> GraphAsJax(const compiler::Graph& graph);
