@@ -117,6 +117,9 @@ class Cuda final : public Backend {
     // The PTX assembler is found (and warmed up) while LLVM runs
     // (compiler/cuda/runtime/ptx_assembler.h); dumps go through the driver.
     if (options.dump_dir.empty()) PrepareAssemblerInBackground();
+    struct WaitOnReturn {
+      ~WaitOnReturn() { WaitForAssemblerPreparation(); }
+    } wait_on_return;
     Stopwatch watch;
     absl::StatusOr<KernelLowering> lowered =
         LowerToKernels(graph, options, /*tiled_matmul=*/false, watch);

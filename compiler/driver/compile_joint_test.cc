@@ -4,7 +4,11 @@
 // family whose gradient emits the less common op forms (strided and padded
 // slices, gathers with constant indices, convolutions with dilation and
 // stride swapped, -inf padding, reverse scans).
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdlib>
 #include <cmath>
 #include <filesystem>
 #include <string>
@@ -146,6 +150,30 @@ TEST(CompileJointTest, JointGraphsCompileOnCuda) {
     const std::string result = CheckJoint(forward, 1e-4, "cuda");
     if (result == "unavailable") GTEST_SKIP() << "no usable GPU";
     EXPECT_EQ(result, "");
+  }
+}
+
+// A CUDA compile waits for the PTX assembler's background preparation on
+// every way out: a process that compiled for CUDA (and failed, with no GPU)
+// and then exited at once used to end in "double free or corruption" when
+// that thread was still running as the static destructors ran (this test
+// binary, on the 2-core CI machine). Each child compiles and exits at once.
+TEST(CompileCudaExitTest, AFinishedCudaCompileLeavesNothingRunningAtExit) {
+  const Graph graph = *Parse(
+      "graph @g(%x: f32[8]) {\n  %y = exp(%x) : f32[8]\n  return %y\n}\n");
+  CompileOptions options;
+  options.device = "cuda";
+  for (int i = 0; i < 8; ++i) {
+    const pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      (void)Compile(graph, options);
+      std::exit(0);
+    }
+    int status = 0;
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        << "child " << i << " ended with status " << status;
   }
 }
 

@@ -140,14 +140,15 @@ void PrepareAssemblerInBackground() {
   });
 }
 
-const AssemblerChoice& SelectedAssembler() {
-  {
-    // Waits for (and joins) a preparation started in the background.
-    std::lock_guard<std::mutex> lock(PrepareMutex());
-    if (std::thread* thread = PrepareThread(); thread != nullptr && thread->joinable()) {
-      thread->join();
-    }
+void WaitForAssemblerPreparation() {
+  std::lock_guard<std::mutex> lock(PrepareMutex());
+  if (std::thread* thread = PrepareThread(); thread != nullptr && thread->joinable()) {
+    thread->join();
   }
+}
+
+const AssemblerChoice& SelectedAssembler() {
+  WaitForAssemblerPreparation();
   return MakeSelection();
 }
 

@@ -88,6 +88,13 @@ const AssemblerChoice& SelectedAssembler();
 // the first call does anything; SelectedAssembler waits for it.
 void PrepareAssemblerInBackground();
 
+// Waits for (and joins) the background preparation, if one was started; then
+// no thread of it runs. A compile that started it waits on every way out, so
+// the thread never outlives it: one still running at exit (a compile that
+// failed before loading, e.g. without a GPU) raced the static destructors
+// ("double free or corruption" at the end of compile_joint_test).
+void WaitForAssemblerPreparation();
+
 }  // namespace rk::compiler::cuda
 
 #endif  // REPROKIT_COMPILER_CUDA_RUNTIME_PTX_ASSEMBLER_H_
