@@ -1,4 +1,4 @@
-// ONNX reductions, matmul, normalization, convolution and pooling.
+// ONNX reductions, matmul, normalization, convolution, Pad and CumSum.
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -51,44 +51,6 @@ absl::StatusOr<NodeId> PerChannel(NodeContext& ctx, NodeId v, int rank) {
   return Reshape(ctx, v, std::move(dims));
 }
 
-struct Window {
-  std::vector<int64_t> kernel, strides, pads, dilations;
-};
-
-// Kernel geometry of a Conv or pool over the two spatial dims of `x` (rank 4),
-// with auto_pad resolved into explicit pads [top, left, bottom, right].
-absl::StatusOr<Window> ReadWindow(NodeContext& ctx, const Shape& x, std::vector<int64_t> kernel) {
-  Window w;
-  w.kernel = std::move(kernel);
-  RK_ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> strides, ctx.AttrInts("strides"));
-  RK_ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> pads, ctx.AttrInts("pads"));
-  RK_ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> dilations, ctx.AttrInts("dilations"));
-  RK_ASSIGN_OR_RETURN(std::string auto_pad, ctx.AttrString("auto_pad", "NOTSET"));
-  w.strides = strides.value_or(std::vector<int64_t>{1, 1});
-  w.dilations = dilations.value_or(std::vector<int64_t>{1, 1});
-  w.pads = pads.value_or(std::vector<int64_t>{0, 0, 0, 0});
-  if (w.kernel.size() != 2 || w.strides.size() != 2 || w.dilations.size() != 2 ||
-      w.pads.size() != 4) {
-    return ctx.Error("kernel, strides, dilations and pads must be for 2 spatial dims");
-  }
-  if (auto_pad == "VALID") {
-    w.pads = {0, 0, 0, 0};
-  } else if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
-    for (int k = 0; k < 2; ++k) {
-      const int64_t in = x.dim(2 + k);
-      const int64_t out = (in + w.strides[k] - 1) / w.strides[k];
-      const int64_t total = std::max<int64_t>(
-          0, (out - 1) * w.strides[k] + (w.kernel[k] - 1) * w.dilations[k] + 1 - in);
-      const int64_t small = total / 2, large = total - total / 2;
-      w.pads[k] = auto_pad == "SAME_UPPER" ? small : large;
-      w.pads[k + 2] = auto_pad == "SAME_UPPER" ? large : small;
-    }
-  } else if (auto_pad != "NOTSET") {
-    return ctx.Unsupported(absl::StrCat("auto_pad '", auto_pad, "'"));
-  }
-  return w;
-}
-
 // Pad modes that repeat the data's own values, one gather per padded axis
 // with a constant index vector: position j of the padded axis (j < 0 before
 // the data, j >= d after it) reads
@@ -133,6 +95,39 @@ absl::StatusOr<NodeId> PadByGather(NodeContext& ctx, NodeId x, const std::vector
 }
 
 }  // namespace
+
+// Declared in import_ops.h (Conv here, MaxPool/AveragePool in import_pool.cc).
+absl::StatusOr<Window> ReadWindow(NodeContext& ctx, const Shape& x, std::vector<int64_t> kernel) {
+  Window w;
+  w.kernel = std::move(kernel);
+  RK_ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> strides, ctx.AttrInts("strides"));
+  RK_ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> pads, ctx.AttrInts("pads"));
+  RK_ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> dilations, ctx.AttrInts("dilations"));
+  RK_ASSIGN_OR_RETURN(std::string auto_pad, ctx.AttrString("auto_pad", "NOTSET"));
+  w.strides = strides.value_or(std::vector<int64_t>{1, 1});
+  w.dilations = dilations.value_or(std::vector<int64_t>{1, 1});
+  w.pads = pads.value_or(std::vector<int64_t>{0, 0, 0, 0});
+  if (w.kernel.size() != 2 || w.strides.size() != 2 || w.dilations.size() != 2 ||
+      w.pads.size() != 4) {
+    return ctx.Error("kernel, strides, dilations and pads must be for 2 spatial dims");
+  }
+  if (auto_pad == "VALID") {
+    w.pads = {0, 0, 0, 0};
+  } else if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+    for (int k = 0; k < 2; ++k) {
+      const int64_t in = x.dim(2 + k);
+      const int64_t out = (in + w.strides[k] - 1) / w.strides[k];
+      const int64_t total = std::max<int64_t>(
+          0, (out - 1) * w.strides[k] + (w.kernel[k] - 1) * w.dilations[k] + 1 - in);
+      const int64_t small = total / 2, large = total - total / 2;
+      w.pads[k] = auto_pad == "SAME_UPPER" ? small : large;
+      w.pads[k + 2] = auto_pad == "SAME_UPPER" ? large : small;
+    }
+  } else if (auto_pad != "NOTSET") {
+    return ctx.Unsupported(absl::StrCat("auto_pad '", auto_pad, "'"));
+  }
+  return w;
+}
 
 absl::StatusOr<std::optional<std::vector<int64_t>>> ReduceAxes(NodeContext& ctx, int rank,
                                                                int64_t input_opset) {
@@ -470,56 +465,6 @@ absl::Status ConvertConv(NodeContext& ctx) {
   if (one_d) {
     RK_ASSIGN_OR_RETURN(r, Squeeze(ctx, r, {2}));
   }
-  ctx.SetOutput(0, r);
-  return absl::OkStatus();
-}
-
-absl::Status ConvertPool(NodeContext& ctx) {
-  const bool max = ctx.node().op_type() == "MaxPool";
-  RK_ASSIGN_OR_RETURN(Op op, OpNamed(ctx, max ? "max_pool2d" : "avg_pool2d"));
-  if (ctx.node().output_size() > 1 && !ctx.node().output(1).empty()) {
-    return ctx.Unsupported("the Indices output");
-  }
-  RK_ASSIGN_OR_RETURN(int64_t ceil_mode, ctx.AttrInt("ceil_mode", 0));
-  RK_ASSIGN_OR_RETURN(int64_t storage_order, ctx.AttrInt("storage_order", 0));
-  if (storage_order != 0) return ctx.Unsupported("storage_order=1");
-  RK_ASSIGN_OR_RETURN(NodeId x, ctx.Input(0));
-  if (ctx.type(x).shape.rank() != 4) return ConvertPoolNd(ctx);  // 1-D, 3-D
-  RK_ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> kernel, ctx.AttrInts("kernel_shape"));
-  if (!kernel.has_value()) return ctx.Error("no kernel_shape");
-  RK_ASSIGN_OR_RETURN(Window w, ReadWindow(ctx, ctx.type(x).shape, *kernel));
-  RK_ASSIGN_OR_RETURN(int64_t include, ctx.AttrInt("count_include_pad", 0));
-  if (ceil_mode != 0) {
-    RK_RETURN_IF_ERROR(ApplyCeilMode(ctx, ctx.type(x).shape, w.kernel, w.strides, w.dilations,
-                                     !max && include != 0, w.pads));
-  }
-  Attributes attrs;
-  attrs.Set("kernel", w.kernel);
-  attrs.Set("strides", w.strides);
-  attrs.Set("pads", w.pads);
-  if (max) {
-    attrs.Set("dilations", w.dilations);
-  } else {
-    if (w.dilations != std::vector<int64_t>{1, 1}) return ctx.Unsupported("dilated average pooling");
-    attrs.Set("count_include_pad", include != 0);
-  }
-  RK_ASSIGN_OR_RETURN(NodeId r, ctx.Emit(op, {x}, std::move(attrs)));
-  ctx.SetOutput(0, r);
-  return absl::OkStatus();
-}
-
-absl::Status ConvertGlobalPool(NodeContext& ctx) {
-  const bool max = ctx.node().op_type() == "GlobalMaxPool";
-  RK_ASSIGN_OR_RETURN(NodeId x, ctx.Input(0));
-  const int rank = ctx.type(x).shape.rank();
-  if (rank < 3) return ctx.Error("the input needs spatial dims (rank >= 3)");
-  std::vector<int64_t> axes;
-  for (int k = 2; k < rank; ++k) axes.push_back(k);
-  Attributes attrs;
-  attrs.Set("axes", std::move(axes));
-  attrs.Set("keepdim", true);
-  RK_ASSIGN_OR_RETURN(NodeId r,
-                      ctx.Emit(max ? Op::kReduceMax : Op::kReduceMean, {x}, std::move(attrs)));
   ctx.SetOutput(0, r);
   return absl::OkStatus();
 }

@@ -8,6 +8,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -64,7 +65,15 @@ absl::Status ConvertExpand(NodeContext& ctx);
 absl::Status ConvertTile(NodeContext& ctx);
 absl::Status ConvertGather(NodeContext& ctx);
 
-// import_nn.cc (reductions, matmul, normalization, convolution)
+// Kernel geometry of a Conv or pool over the two spatial dims of `x` (rank 4),
+// with auto_pad resolved into explicit pads [top, left, bottom, right]
+// (import_nn.cc).
+struct Window {
+  std::vector<int64_t> kernel, strides, pads, dilations;
+};
+absl::StatusOr<Window> ReadWindow(NodeContext& ctx, const Shape& x, std::vector<int64_t> kernel);
+
+// import_nn.cc (reductions, matmul, normalization, convolution, Pad, CumSum)
 absl::Status ConvertReduce(NodeContext& ctx);  // ReduceSum/Mean/Max/Min
 absl::Status ConvertArgMax(NodeContext& ctx);  // ArgMax, ArgMin
 absl::Status ConvertMatMul(NodeContext& ctx);
@@ -73,8 +82,6 @@ absl::Status ConvertSoftmax(NodeContext& ctx);  // Softmax, LogSoftmax
 absl::Status ConvertLayerNorm(NodeContext& ctx);
 absl::Status ConvertBatchNorm(NodeContext& ctx);
 absl::Status ConvertConv(NodeContext& ctx);
-absl::Status ConvertPool(NodeContext& ctx);        // MaxPool, AveragePool
-absl::Status ConvertGlobalPool(NodeContext& ctx);  // GlobalAveragePool, GlobalMaxPool
 absl::Status ConvertPad(NodeContext& ctx);
 absl::Status ConvertCumSum(NodeContext& ctx);
 
@@ -103,6 +110,10 @@ absl::Status ConvertResize(NodeContext& ctx);  // Resize, Upsample
 
 // import_conv_transpose.cc (conv2d over the zero-stuffed input)
 absl::Status ConvertConvTranspose(NodeContext& ctx);
+
+// import_pool.cc (2-D pools; global pools as reductions)
+absl::Status ConvertPool(NodeContext& ctx);        // MaxPool, AveragePool
+absl::Status ConvertGlobalPool(NodeContext& ctx);  // GlobalAveragePool, GlobalMaxPool
 
 // import_pool_nd.cc: MaxPool/AveragePool over 1 or 3 spatial dims
 // (ConvertPool hands them over)
