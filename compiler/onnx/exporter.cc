@@ -1,5 +1,6 @@
 #include "compiler/onnx/exporter.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -73,6 +74,11 @@ class Exporter {
     a->set_name(name);
     a->set_type(onnx::AttributeProto::INTS);
     for (int64_t x : v) a->add_ints(x);
+  }
+  // A 0 in Reshape's shape copies the input's dim unless allowzero = 1
+  // (opset 14): a target dim of size 0 needs it.
+  static void AllowZero(onnx::NodeProto* n, const std::vector<int64_t>& shape) {
+    if (std::find(shape.begin(), shape.end(), 0) != shape.end()) SetInt(n, "allowzero", 1);
   }
   static void SetTensor(onnx::NodeProto* n, const std::string& name, const HostTensor& t) {
     onnx::AttributeProto* a = n->add_attribute();
@@ -206,7 +212,7 @@ absl::Status Exporter::WriteOp(const Node& node, const std::vector<std::string>&
                   ScalarOf(DType::kI64, 1, "delta")},
         range);
     const std::string shaped = Temp("shaped");
-    Add("Reshape", {range, Ints(dims, "dims")}, shaped);
+    AllowZero(Add("Reshape", {range, Ints(dims, "dims")}, shaped), dims);
     const std::string expanded = type.dtype == DType::kI64 ? out : Temp("expanded");
     Add("Expand", {shaped, Ints(type.shape.dims(), "shape")}, expanded);
     if (type.dtype != DType::kI64) SetInt(Add("Cast", {expanded}, out), "to", OnnxElemType(type.dtype));
@@ -247,7 +253,7 @@ absl::Status Exporter::WriteOp(const Node& node, const std::vector<std::string>&
     SetInt(n, "axis", integer("axis"));
     SetInt(n, "keepdims", flag("keepdim"));
   } else if (op == "reshape") {
-    Add("Reshape", {in[0], Ints(ints("shape"), "shape")}, out);
+    AllowZero(Add("Reshape", {in[0], Ints(ints("shape"), "shape")}, out), ints("shape"));
   } else if (op == "transpose") {
     SetInts(Add("Transpose", in, out), "perm", ints("perm"));
   } else if (op == "broadcast_to") {

@@ -440,5 +440,22 @@ TEST(ExporterTest, NamesSurviveTheRoundTrip) {
   EXPECT_EQ(back->outputs().size(), 2u);
 }
 
+// A reshape to a shape with a 0 dim exports with allowzero = 1: without it
+// ONNX reads the 0 as "copy the input's dim" and the model no longer imports
+// (found by the onnx_import fuzzer on an Einsum over an empty dim).
+TEST(ExporterTest, ReshapeToAZeroDimKeepsTheZero) {
+  absl::StatusOr<Graph> graph = Parse(
+      "graph @g(%x: f32[2,4,0]) {\n"
+      "  %r = reshape(%x) {shape=[8,0]} : f32[8,0]\n"
+      "  %i = iota() {axis=1, dtype=f32, shape=[3,0]} : f32[3,0]\n"
+      "  return %r, %i\n"
+      "}\n");
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  absl::StatusOr<Graph> back = RoundTrip(*graph);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->type(back->outputs()[0]).ToString(), "f32[8,0]");
+  EXPECT_EQ(back->type(back->outputs()[1]).ToString(), "f32[3,0]");
+}
+
 }  // namespace
 }  // namespace rk::compiler::onnx_io
