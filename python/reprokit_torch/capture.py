@@ -5,9 +5,10 @@
 
 It wraps any backend: a registered name (torch._dynamo.lookup_backend) or a
 compiler function. Per graph it compiles with the inner backend, then runs the
-compiled graph once on the inputs (real ones at the Dynamo stage; at the AOT
-stage the inner compiler sees fake tensors, so seeded random ones of their
-types, as PyTorch's REPRO_AFTER=aot does), and, by `level`:
+compiled graph once on real inputs (at the Dynamo stage the example inputs;
+at the AOT stage, where the inner compiler sees fake tensors, the program's
+own arguments at the compiled graph's first call, parameters and buffers
+included, as PyTorch's REPRO_AFTER=aot does), and, by `level`:
   "compile"  a compile error is captured;
   "runtime"  also an error running the compiled graph;
   "accuracy" also a result the rule of accuracy.py rejects against eager, given
@@ -83,6 +84,27 @@ def _real(t, seed):
         x = torch.randint(0, 2, shape, generator=g).to(t.dtype)
     device = t.device if t.device.type != "meta" else "cpu"
     return x.to(device).requires_grad_(t.requires_grad)
+
+
+def _is_fake(t):
+    if not isinstance(t, torch.Tensor):
+        return False
+    try:
+        from torch._subclasses.fake_tensor import FakeTensor
+        if isinstance(t, FakeTensor):
+            return True
+    except ImportError:
+        pass
+    return t.device.type == "meta"
+
+
+def _detached_copy(a):
+    """A copy of a call argument that the compiled graph cannot change (it may
+    mutate its inputs in place, or, called boxed, empty the argument list)."""
+    if isinstance(a, torch.Tensor):
+        with torch.no_grad():
+            return a.detach().clone()
+    return a
 
 
 def _hint(d):
@@ -176,15 +198,53 @@ class GraphCapture:
             raise
         if self.level == "compile":
             return compiled
+        if any(_is_fake(t) for t in example_inputs):
+            return self._check_on_first_call(gm_copy, compiled, kind)
         with real_mode():
             return self._check(gm_copy, example_inputs, compiled, kind)
 
-    def _check(self, gm_copy, example_inputs, compiled, kind):
+    def _check_on_first_call(self, gm_copy, compiled, kind):
+        """The compiled graph, checked on its first call with the program's own
+        arguments: at the AOT stage the compiler sees fake tensors, and random
+        values in their place can hide a bug (a BatchNorm's running variance
+        drawn negative makes every output NaN on both sides)."""
+        boxed = getattr(compiled, "_boxed_call", False)
+        state = {"checked": False}
+
+        def run(args):
+            if state["checked"]:
+                return compiled(args) if boxed else compiled(*args)
+            state["checked"] = True
+            kept = [_detached_copy(a) for a in args]
+            with real_mode():
+                return self._check(gm_copy, kept, compiled, kind, run_args=args, boxed=boxed)
+
+        if boxed:
+            def wrapper(args):
+                return run(args)
+            wrapper._boxed_call = True
+        else:
+            def wrapper(*args):
+                return run(list(args))
+        wrapper.__wrapped__ = compiled
+        return wrapper
+
+    def _check(self, gm_copy, example_inputs, compiled, kind, run_args=None, boxed=None):
+        """Runs compiled once and judges it. Without run_args (the inputs are real
+        at compile time) returns compiled; with them (a deferred check on the
+        program's own arguments, example_inputs their copies) returns the result."""
         inputs = real_inputs(example_inputs)
         try:
-            with torch.no_grad():
-                result = call(compiled, inputs)
+            if run_args is not None:
+                result = compiled(run_args) if boxed else compiled(*run_args)
+            else:
+                with torch.no_grad():
+                    result = call(compiled, inputs)
         except (TypeError, AttributeError) as e:
+            if run_args is not None:  # called as the program calls it: its own failure
+                self._save(gm_copy, inputs, kind, {"kind": "runtime_error",
+                                                   "message": _one_line(e)})
+                raise
             # More likely a calling convention this wrapper does not know than the
             # compiled code's failure: say so, and leave the program alone.
             self.log.write("reprokit_torch: cannot run the compiled %s graph to check it: %s\n"
@@ -195,7 +255,7 @@ class GraphCapture:
             raise
         if self.level == "accuracy":
             self.check_accuracy(gm_copy, inputs, result, kind)
-        return compiled
+        return result if run_args is not None else compiled
 
     def check_accuracy(self, gm, inputs, result, kind):
         with torch.no_grad():

@@ -155,6 +155,47 @@ class Capture(unittest.TestCase):
         again = rb.real_inputs(fakes)
         self.assertTrue(all(torch.equal(a, b) for a, b in zip(real, again)))
 
+    def test_fake_example_inputs_are_checked_on_the_first_real_call(self):
+        # A BatchNorm-like graph: random values for its variance (drawn negative)
+        # would make every output NaN on both sides and hide the wrong relu.
+        from torch._subclasses.fake_tensor import FakeTensorMode
+        from functorch.compile import make_boxed_func
+
+        def scaled(x, var):
+            return torch.relu(x) * torch.sqrt(var).sum()
+        real = [torch.randn(4, 8), torch.rand(8) + 0.5]
+        gm = make_fx(scaled)(*real)
+        for boxed in (False, True):
+            with FakeTensorMode() as mode:
+                fakes = [mode.from_tensor(t) for t in real]
+            cap = self.capture()
+            compiler = (lambda g, ex: make_boxed_func(wrong_relu_compiler(g, ex))) if boxed \
+                else wrong_relu_compiler
+            compiled = cap.compile(gm, fakes, compiler, "forward")
+            self.assertEqual(cap.saved, [])  # nothing judged before the program runs it
+            self.assertEqual(getattr(compiled, "_boxed_call", False), boxed)
+            args = [t.clone() for t in real]
+            out = compiled(args) if boxed else compiled(*args)
+            self.assertTrue(torch.equal(out, wrong_relu_compiler(gm, real)(*real)))
+            self.assertEqual([k for _, k in cap.saved], ["accuracy"], self.log.getvalue())
+            again = compiled(args) if boxed else compiled(*args)  # judged once
+            self.assertTrue(torch.equal(again, out))
+            self.assertEqual(len(cap.saved), 1)
+            path = cap.saved[0][0]
+            self.assertEqual(reprokit("check", path).returncode, 0)
+            self.assertEqual(reprokit("check", path, "--opt", "faults=relu:accuracy").returncode,
+                             1)
+
+    def test_a_deferred_check_saves_and_raises_a_runtime_error(self):
+        from torch._subclasses.fake_tensor import FakeTensorMode
+        with FakeTensorMode() as mode:
+            fakes = [mode.from_tensor(t) for t in self.inputs]
+        cap = self.capture(level="runtime")
+        compiled = cap.compile(self.gm, fakes, crashing_compiler, "forward")
+        with self.assertRaisesRegex(RuntimeError, "planted runtime error"):
+            compiled(*self.inputs)
+        self.assertEqual([k for _, k in cap.saved], ["runtime_error"])
+
     def test_aot_forward_and_backward_are_captured_separately(self):
         from functorch.compile import aot_function, make_boxed_func
         cap = self.capture()
