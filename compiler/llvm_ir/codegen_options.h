@@ -31,6 +31,9 @@ struct CodegenOptions {
   bool tensor_cores = false;
   // With tensor_cores: f32 matmuls too, in TF32.
   bool tf32 = false;
+  // NVPTX sm_90a, with tensor_cores: f16/bf16 matmuls on warpgroup MMA
+  // (compiler/cuda/planning/wgmma_matmul.h) instead of mma.sync.
+  bool wgmma = false;
 };
 
 }  // namespace rk::compiler::llvm_ir

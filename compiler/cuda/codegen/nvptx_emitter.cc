@@ -532,6 +532,8 @@ absl::StatusOr<std::unique_ptr<llvm::Module>> EmitNvptxModule(const NvptxPlan& p
   codegen_options.native_bf16 = ArchNumber(options.arch) >= 80;
   codegen_options.tensor_cores = options.tensor_cores && ArchNumber(options.arch) >= 80;
   codegen_options.tf32 = codegen_options.tensor_cores && options.tf32;
+  codegen_options.wgmma =
+      codegen_options.tensor_cores && options.arch == "sm_90a" && WgmmaEnabled();
   codegen_options.approx_16bit_math = true;
   for (size_t u = first_unit; u < end_unit && u < plan.units.size(); ++u) {
     const std::vector<int>& group = plan.units[u];

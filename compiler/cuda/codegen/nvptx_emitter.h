@@ -62,6 +62,10 @@ struct KernelLaunch {
   // (split_rows.h).
   int64_t scratch_bytes = 0;
   int module = 0;  // index of the PTX module holding the entry (ptx_compiler.h)
+  // Dynamic shared memory the launch gives each block (the wgmma matmul's
+  // ring, planning/wgmma_matmul.h); above 48 KiB the runtime opts the
+  // function in first.
+  uint32_t dynamic_shared_bytes = 0;
 };
 
 inline constexpr int kGridStrideThreads = 256;

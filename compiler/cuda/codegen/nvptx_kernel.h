@@ -4,7 +4,8 @@
 // (nvptx_emitter.cc for the entry and grid-stride kernels, nvptx_rows.cc for
 // row reductions and row groups, nvptx_warp_rows.cc for short rows a warp
 // each (warp_rows.h), nvptx_split_rows.cc for the two passes,
-// nvptx_matmul.cc for matmul, nvptx_mma_matmul.cc for its tensor-core form).
+// nvptx_matmul.cc for matmul, nvptx_mma_matmul.cc for its tensor-core form,
+// nvptx_wgmma_matmul.cc for the sm_90a one).
 //
 // Thread mapping of a strided chain of P points over T threads: where P is a
 // multiple of T * V (V consecutive points a thread, V chosen so accesses are
@@ -26,6 +27,7 @@
 #include "compiler/cuda/planning/kernel_shape.h"
 #include "compiler/cuda/planning/mma_matmul.h"
 #include "compiler/cuda/planning/split_rows.h"
+#include "compiler/cuda/planning/wgmma_matmul.h"
 #include "compiler/llvm_ir/value_emitter.h"
 #include "llvm/IR/IRBuilder.h"
 
@@ -90,6 +92,8 @@ class NvptxKernel {
   // kernel allow it (mma_matmul.h).
   void EmitMatmul(KernelLaunch& launch);
   void EmitMmaMatmul(KernelLaunch& launch, const MmaPlan& plan);
+  // The sm_90a form of the same plan (wgmma_matmul.h, nvptx_wgmma_matmul.cc).
+  void EmitWgmmaMatmul(KernelLaunch& launch, const MmaPlan& plan, const WgmmaTiling& tiling);
 
   // Sequential statements on the current thread.
   void EmitStmts(const std::vector<const kernel::Stmt*>& stmts);

@@ -32,6 +32,12 @@ void NvptxKernel::EmitMatmul(KernelLaunch& launch) {
   if (options_.tensor_cores) {
     if (std::optional<MmaPlan> plan =
             PlanMmaMatmul(program_, *kernel_, shape_->matmul, options_.tf32)) {
+      if (options_.wgmma) {
+        if (std::optional<WgmmaTiling> tiling = PlanWgmmaMatmul(*plan)) {
+          EmitWgmmaMatmul(launch, *plan, *tiling);
+          return;
+        }
+      }
       EmitMmaMatmul(launch, *plan);
       return;
     }

@@ -16,6 +16,7 @@
 #include "base/parallel_for.h"
 #include "base/sha256.h"
 #include "compiler/cuda/codegen/drop_sign_copies.h"
+#include "compiler/cuda/planning/wgmma_matmul.h"
 #include "compiler/support/version.h"
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/IR/LegacyPassManager.h"
@@ -391,9 +392,13 @@ std::string NvptxArchFor(int cc_major, int cc_minor) {
   return best;
 }
 
-absl::StatusOr<PtxProgram> CompileToPtx(const kernel::Program& program, const GpuOptions& options,
-                                        bool keep_llvm_text) {
+absl::StatusOr<PtxProgram> CompileToPtx(const kernel::Program& program,
+                                        const GpuOptions& requested, bool keep_llvm_text) {
   const auto start = std::chrono::steady_clock::now();
+  // sm_90 becomes sm_90a where the wgmma matmul form is on
+  // (planning/wgmma_matmul.h); the module keys and the assemblers see it.
+  GpuOptions options = requested;
+  if (options.tensor_cores) options.arch = WgmmaArch(options.arch);
   absl::StatusOr<NvptxTarget*> target = TargetFor(options.arch);
   if (!target.ok()) return target.status();
   absl::StatusOr<std::unique_ptr<NvptxPlan>> plan = PlanNvptx(program);
@@ -457,6 +462,9 @@ std::string PrintLaunches(const std::vector<KernelLaunch>& launches) {
     absl::StrAppendFormat(&text, "  work=%d  buffers=%d", l.work, l.buffers.size());
     if (l.scratch_bytes > 0) absl::StrAppendFormat(&text, "  scratch=%d", l.scratch_bytes);
     if (l.rows_per_block > 1) absl::StrAppendFormat(&text, "  rows_per_block=%d", l.rows_per_block);
+    if (l.dynamic_shared_bytes > 0) {
+      absl::StrAppendFormat(&text, "  dynamic_shared=%d", l.dynamic_shared_bytes);
+    }
     text += "\n";
   }
   return text;

@@ -17,7 +17,7 @@ namespace rk::compiler::cuda {
 absl::StatusOr<kernel::Program> LowerToKernelIr(const std::string& graph_text,
                                                 const CompileOptions& options = {});
 
-// The PTX of graph_text; a failure, or an unresolved (.extern) call in the
+// The PTX of graph_text; a failure, or an unresolved (.extern .func) call in the
 // module, fails the calling test and returns an empty program.
 // options.fast_math, low_precision, tensor_cores and tf32 carry over to the
 // GPU options.

@@ -47,6 +47,9 @@ std::shared_ptr<CudaModule> CudaDevice::FindLoaded(const std::string&) { return 
 absl::Status CudaDevice::Launch(void*, const LaunchDims&, void**, const std::string&) {
   return absl::UnavailableError("no CUDA");
 }
+absl::Status CudaDevice::AllowDynamicShared(void*, uint32_t, const std::string&) {
+  return absl::UnavailableError("no CUDA");
+}
 absl::Status CudaDevice::Synchronize(const std::string&) { return absl::UnavailableError("no CUDA"); }
 absl::StatusOr<double> CudaDevice::TimeMs(const std::function<absl::Status()>&, int) {
   return absl::UnavailableError("no CUDA");
@@ -70,7 +73,7 @@ namespace {
   X(cuMemFree) X(cuMemcpyHtoD) X(cuMemcpyDtoH) X(cuMemcpyDtoD) X(cuMemsetD8)              \
   X(cuLaunchKernel) X(cuEventCreate) X(cuEventRecord) X(cuEventSynchronize)               \
   X(cuEventElapsedTime) X(cuEventDestroy) X(cuLinkCreate) X(cuLinkAddData)                \
-  X(cuLinkComplete) X(cuLinkDestroy) X(cuModuleLoadData)
+  X(cuLinkComplete) X(cuLinkDestroy) X(cuModuleLoadData) X(cuFuncSetAttribute)
 
 #define RK_STRINGIFY_EXPANDED(x) RK_STRINGIFY(x)
 #define RK_STRINGIFY(x) #x
@@ -350,6 +353,14 @@ absl::Status CudaDevice::Launch(void* function, const LaunchDims& dims, void** p
                                   dims.grid[2], dims.block[0], dims.block[1], dims.block[2],
                                   dims.shared_bytes, nullptr, params, nullptr),
                absl::StrCat("cuLaunchKernel(", what, ")"));
+}
+
+absl::Status CudaDevice::AllowDynamicShared(void* function, uint32_t bytes,
+                                            const std::string& what) {
+  return Check(D().cuFuncSetAttribute(static_cast<CUfunction>(function),
+                                      CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                      static_cast<int>(bytes)),
+               absl::StrCat("cuFuncSetAttribute(", what, ", max dynamic shared ", bytes, ")"));
 }
 
 absl::Status CudaDevice::Synchronize(const std::string& what) {

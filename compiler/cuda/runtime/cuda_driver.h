@@ -97,6 +97,9 @@ class CudaDevice {
   std::shared_ptr<CudaModule> FindLoaded(const std::string& ptx);
   absl::Status Launch(void* function, const LaunchDims& dims, void** params,
                       const std::string& what);
+  // Lets `function` launch with up to `bytes` of dynamic shared memory (the
+  // opt-in past 48 KiB: CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES).
+  absl::Status AllowDynamicShared(void* function, uint32_t bytes, const std::string& what);
   // Waits for all queued work; a failed kernel surfaces here (named `what`).
   absl::Status Synchronize(const std::string& what);
   // Milliseconds per call of `body` (GPU time between two events around

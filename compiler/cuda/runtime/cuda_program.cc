@@ -63,6 +63,13 @@ absl::StatusOr<std::unique_ptr<CudaProgram>> CudaProgram::Load(const kernel::Pro
     }
     absl::StatusOr<void*> fn = p->modules_[launch.module]->Function(launch.entry);
     if (!fn.ok()) return fn.status();
+    if (launch.dynamic_shared_bytes > 48 * 1024) {
+      if (absl::Status s =
+              p->device_->AllowDynamicShared(*fn, launch.dynamic_shared_bytes, launch.entry);
+          !s.ok()) {
+        return s;
+      }
+    }
     p->functions_.push_back(*fn);
     scratch_bytes = std::max(scratch_bytes, launch.scratch_bytes);
   }
@@ -156,6 +163,7 @@ absl::Status CudaProgram::LaunchAll(const DeviceState& state, int64_t run_counte
     dims.block = launch.block;
     dims.grid = launch.grid;
     dims.grid[0] = GridFor(launch, device_->info());
+    dims.shared_bytes = launch.dynamic_shared_bytes;
     if (dims.grid[0] == 0 || dims.grid[1] == 0 || dims.grid[2] == 0) continue;
     if (absl::Status s = device_->Launch(functions_[k], dims, params.data(), launch.entry);
         !s.ok()) {

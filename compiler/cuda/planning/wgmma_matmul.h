@@ -1,0 +1,70 @@
+// Hopper tensor-core matmuls: which tensor-core matmul kernels (mma_matmul.h)
+// the NVPTX backend runs on warpgroup MMA (`wgmma.mma_async`, sm_90a only;
+// nvptx_wgmma_matmul.cc) instead of `mma.sync`, and with which tile.
+//
+// A kernel takes the form when its mma plan has f16 or bf16 operands (TF32
+// keeps mma.sync) and the module is compiled for sm_90a. The operands
+// qualify exactly as for mma.sync (16-byte chunks, both layouts of the right
+// operand), so the choice never changes which graphs compile, only their
+// code. The form is switched by $REPROKIT_WGMMA: "1" on, "0" off (mma.sync
+// everywhere, for A/B runs), unset: kWgmmaByDefault. When it is on, a
+// compile for sm_90 is promoted to sm_90a (ptx_compiler.cc: WgmmaArch): the
+// wgmma instructions exist only in arch-specific PTX, which runs only on
+// compute capability 9.0, the only device an sm_90 compile is meant for.
+// $REPROKIT_WGMMA_TILE ("n=256,stages=4,pending=1", any subset) overrides
+// the tile for tuning runs; a malformed value keeps the defaults.
+//
+// Tested by compiler/cuda/codegen/ptx_wgmma_matmul_test.cc (plans, PTX,
+// ptxas for sm_90a), and on a GPU by compiler/tests/cuda_wgmma_matmul_test.cc.
+#ifndef REPROKIT_COMPILER_CUDA_PLANNING_WGMMA_MATMUL_H_
+#define REPROKIT_COMPILER_CUDA_PLANNING_WGMMA_MATMUL_H_
+
+#include <optional>
+#include <string>
+
+#include "compiler/cuda/planning/mma_matmul.h"
+
+namespace rk::compiler::cuda {
+
+// Off until the GPU tests show the form right on an H200.
+inline constexpr bool kWgmmaByDefault = false;
+
+// $REPROKIT_WGMMA, else kWgmmaByDefault.
+bool WgmmaEnabled();
+
+// The arch a module is compiled for: sm_90a in place of sm_90 when wgmma is
+// enabled, else `arch`.
+std::string WgmmaArch(const std::string& arch);
+
+// A block's tile: 2 consumer warpgroups of m64 rows each (128 x tile_n), a
+// k tile of 64 elements (one 128-byte swizzle row), `stages` of them in a
+// ring of dynamic shared memory.
+struct WgmmaTiling {
+  static constexpr int kTileM = 128;
+  static constexpr int kTileK = 64;        // f16/bf16 elements: 128 bytes
+  static constexpr int kWarpgroups = 2;
+  int tile_n = 128;                        // 128 or 256: the wgmma's N
+  int stages = 3;
+  // wgmma groups left in flight at the end of a k tile (0 or 1); a stage is
+  // refilled only once the wgmma that read it is known complete, so the
+  // copies run stages - 1 - pending tiles ahead.
+  int pending = 0;
+  int threads() const { return 128 * kWarpgroups; }
+  int a_bytes() const { return kTileM * kTileK * 2; }
+  int b_bytes() const { return tile_n * kTileK * 2; }
+  int stage_bytes() const { return a_bytes() + b_bytes(); }
+  // The ring plus 1 KiB to align it to the 1024-byte swizzle pattern.
+  int shared_bytes() const { return stages * stage_bytes() + 1024; }
+};
+
+// The defaults, or $REPROKIT_WGMMA_TILE's values.
+WgmmaTiling WgmmaTilingFromEnv();
+
+// The tile for a kernel with mma plan `plan` when the form applies: f16 or
+// bf16 operands. (The caller checks that the module is for sm_90a and wgmma
+// is enabled: CodegenOptions::wgmma.)
+std::optional<WgmmaTiling> PlanWgmmaMatmul(const MmaPlan& plan);
+
+}  // namespace rk::compiler::cuda
+
+#endif  // REPROKIT_COMPILER_CUDA_PLANNING_WGMMA_MATMUL_H_

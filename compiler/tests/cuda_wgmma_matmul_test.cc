@@ -1,0 +1,137 @@
+// device=cuda on an sm_90 GPU: f16/bf16 matmuls on warpgroup MMA
+// (compiler/cuda/planning/wgmma_matmul.h) judged against the fp64 reference
+// with gpu_accuracy.h's error budget, in each tile the form can take
+// (128 x 128 and 128 x 256, 3 and 4 stages, 0 and 1 wgmma groups left in
+// flight): whole tiles and ragged edges in every dimension, k shorter than
+// and not a multiple of the k tile, both layouts of the right operand,
+// batched and broadcast operands, a linear layer with a fused epilogue, long
+// k; every program checked to hold wgmma, so a silent fallback to mma.sync
+// fails. A planted fault in the matmul's result still shows, and
+// REPROKIT_WGMMA=0 brings mma.sync back. Skips without a GPU of compute
+// capability 9.0.
+#include <cstdlib>
+#include <string>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "compiler/cuda/codegen/ptx_test_util.h"
+#include "compiler/tests/cuda_test_util.h"
+#include "gtest/gtest.h"
+
+namespace rk::compiler {
+namespace {
+
+#define REQUIRE_SM90()                                                              \
+  do {                                                                              \
+    REQUIRE_GPU();                                                                  \
+    if ((*cuda::CudaDevice::Get())->info().cc_major != 9) GTEST_SKIP() << "not sm_90"; \
+  } while (0)
+
+// Sets an environment variable for the scope (unset with null), restoring
+// the old value.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old, had_ = true;
+    if (value == nullptr) {
+      unsetenv(name);
+    } else {
+      setenv(name, value, 1);
+    }
+  }
+  ~ScopedEnv() {
+    if (had_) {
+      setenv(name_, old_.c_str(), 1);
+    } else {
+      unsetenv(name_);
+    }
+  }
+
+ private:
+  const char* name_;
+  std::string old_;
+  bool had_ = false;
+};
+
+std::string Matmul(const std::string& t, const std::string& a, const std::string& b,
+                   const std::string& c) {
+  return absl::StrCat("graph @g(%a: ", t, "[", a, "], %b: ", t, "[", b, "]) {\n %c = matmul(%a, %b) : ",
+                      t, "[", c, "]\n return %c\n}");
+}
+
+// x @ w^T with w stored [N, K] (k contiguous), gelu, widened, plus a residual.
+std::string Linear(const std::string& t, int batch, int m, int k, int n) {
+  const std::string x = absl::StrCat(batch, ",", m);
+  return absl::StrCat("graph @g(%x: ", t, "[", x, ",", k, "], %w: ", t, "[", n, ",", k,
+                      "], %r: f32[", x, ",", n, "]) {\n",
+                      " %t = transpose(%w) {perm=[1,0]} : ", t, "[", k, ",", n, "]\n",
+                      " %h = matmul(%x, %t) : ", t, "[", x, ",", n, "]\n",
+                      " %g = gelu(%h) : ", t, "[", x, ",", n, "]\n",
+                      " %c = cast(%g) {dtype=f32} : f32[", x, ",", n, "]\n",
+                      " %o = add(%c, %r) : f32[", x, ",", n, "]\n return %o\n}");
+}
+
+// The program compiled as the backend does holds wgmma (and no mma.sync).
+void ExpectWgmma(const std::string& text) {
+  const std::string ptx = cuda::Ptx(text).ptx;
+  EXPECT_TRUE(absl::StrContains(ptx, "wgmma.mma_async")) << text;
+  EXPECT_FALSE(absl::StrContains(ptx, "mma.sync")) << text;
+}
+
+constexpr const char* kTiles[] = {"", "n=256,stages=4,pending=1", "n=128,stages=4,pending=1",
+                                  "n=256,stages=3,pending=0"};
+
+TEST(CudaWgmmaMatmulTest, ShapesLayoutsAndEpiloguesInEveryTile) {
+  REQUIRE_SM90();
+  ScopedEnv on("REPROKIT_WGMMA", "1");
+  for (const char* tile : kTiles) {
+    ScopedEnv tiling("REPROKIT_WGMMA_TILE", tile);
+    for (const std::string t : {"bf16", "f16"}) {
+      SCOPED_TRACE(absl::StrCat(t, " tile '", tile, "'"));
+      const std::string cases[] = {
+          Matmul(t, "256,256", "256,256", "256,256"),      // whole tiles
+          Matmul(t, "130,264", "264,72", "130,72"),        // ragged m, n; k not a multiple of 64
+          Matmul(t, "300,200", "200,264", "300,264"),      // ragged everywhere
+          Matmul(t, "300,8", "8,264", "300,264"),          // k shorter than a k16 step's tile
+          Matmul(t, "1,64", "64,136", "1,136"),            // a single row
+          Matmul(t, "3,1,40,64", "4,64,24", "3,4,40,24"),  // batched, broadcast
+          Matmul(t, "384,2048", "2048,520", "384,520"),    // long k
+          Linear(t, 4, 96, 64, 80),                        // k-contiguous weight, epilogue
+          Linear(t, 1, 197, 192, 576),                     // DeiT-Tiny's qkv
+          Linear(t, 2, 64, 768, 3072),                     // DistilBERT's FFN up
+      };
+      for (const std::string& text : cases) {
+        ExpectWgmma(text);
+        Check(text, Tolerance(t));
+      }
+    }
+  }
+}
+
+TEST(CudaWgmmaMatmulTest, AFaultInTheResultStillShows) {
+  REQUIRE_SM90();
+  ScopedEnv on("REPROKIT_WGMMA", "1");
+  CompileOptions faulty = Cuda();
+  faulty.faults = {"matmul:accuracy"};
+  for (const std::string& text :
+       {Linear("bf16", 4, 96, 64, 80), Matmul("bf16", "130,264", "264,72", "130,72")}) {
+    ExpectWgmma(text);
+    absl::StatusOr<std::string> mismatch =
+        cuda::CompareWithErrorBudget(text, faulty, Tolerance("bf16"));
+    ASSERT_TRUE(mismatch.ok()) << mismatch.status();
+    EXPECT_NE(*mismatch, "") << text;
+  }
+}
+
+TEST(CudaWgmmaMatmulTest, MmaSyncStaysAvailable) {
+  REQUIRE_SM90();
+  ScopedEnv off("REPROKIT_WGMMA", "0");
+  const std::string text = Matmul("bf16", "300,200", "200,264", "300,264");
+  const std::string ptx = cuda::Ptx(text).ptx;
+  EXPECT_TRUE(absl::StrContains(ptx, "mma.sync"));
+  EXPECT_FALSE(absl::StrContains(ptx, "wgmma"));
+  Check(text, Tolerance("bf16"));
+}
+
+}  // namespace
+}  // namespace rk::compiler
