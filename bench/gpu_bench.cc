@@ -29,14 +29,27 @@
 // module each on several threads) when run from the repository root.
 // bench/torch_compare.py --cold-start measures Inductor the same way.
 //
+// Matmul forms (--matmul): bf16/f16 matmuls at 4096^3 and at the zoo
+// models' linear-layer shapes (x @ w^T, w stored [N, K]), each compiled on
+// mma.sync (REPROKIT_WGMMA=0) and on wgmma (REPROKIT_WGMMA=1, in each tile
+// of --wgmma-tiles, compiler/cuda/planning/wgmma_matmul.h), TFLOP/s of each
+// and the largest difference of a wgmma result from the mma.sync one on the
+// same inputs, relative to the largest mma.sync value (both sum in f32, so
+// it stays near the output dtype's rounding; above 0.05 fails the run).
+// The plain run's matmul cases follow $REPROKIT_WGMMA as set.
+//
 //   gpu_bench [--quick] [--json FILE]
 //   gpu_bench --cold-start [--repeat N] [--quick] [--json FILE]   (N runs a case, median; 3)
+//   gpu_bench --matmul [--wgmma-tiles "T1;T2;..."] [--json FILE]  (T: "n=256,stages=4,pending=1";
+//                                                                  "" = the default tile)
 // Exits 1 with the reason when there is no GPU.
 #include <stdlib.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -48,6 +61,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/str_replace.h"
 #include "base/json.h"
 #include "base/subprocess.h"
@@ -333,6 +347,125 @@ int ColdStart(bool quick, int repeat, const std::string& json_path) {
   return failures == 0 ? 0 : 1;
 }
 
+// x @ w^T with w stored [n, k]: a linear layer's matmul.
+std::string LinearMatmul(const std::string& t, int64_t m, int64_t k, int64_t n) {
+  return absl::StrCat("graph @linear(%x: ", t, "[", m, ",", k, "], %w: ", t, "[", n, ",", k,
+                      "]) {\n  %t = transpose(%w) {perm=[1,0]} : ", t, "[", k, ",", n,
+                      "]\n  %y = matmul(%x, %t) : ", t, "[", m, ",", n, "]\n  return %y\n}");
+}
+
+// One compile and timing of `c` under REPROKIT_WGMMA=`wgmma` and
+// REPROKIT_WGMMA_TILE=`tile`: kernel ms and the outputs.
+struct FormRun {
+  double ms = 0;
+  std::vector<HostTensor> outputs;
+  bool wgmma_in_ptx = false;
+};
+
+absl::StatusOr<FormRun> RunForm(const Case& c, const Graph& graph,
+                                const std::vector<HostTensor>& inputs, const char* wgmma,
+                                const std::string& tile) {
+  setenv("REPROKIT_WGMMA", wgmma, 1);
+  setenv("REPROKIT_WGMMA_TILE", tile.c_str(), 1);
+  absl::StatusOr<Executable> exe = CompileCase(c, graph);
+  if (!exe.ok()) return exe.status();
+  const cuda::CudaProgram* program = cuda::AsCudaProgram(*exe);
+  FormRun run;
+  run.wgmma_in_ptx = program->ptx().ptx.find("wgmma.mma_async") != std::string::npos;
+  absl::StatusOr<double> probe = program->TimeKernelsMs(inputs, 1);
+  if (!probe.ok()) return probe.status();
+  const int iterations = std::clamp(static_cast<int>(300.0 / std::max(*probe, 1e-3)), 3, 200);
+  absl::StatusOr<double> ms = program->TimeKernelsMs(inputs, iterations);
+  if (!ms.ok()) return ms.status();
+  run.ms = *ms;
+  absl::StatusOr<std::vector<HostTensor>> outputs = exe->Run(inputs);
+  if (!outputs.ok()) return outputs.status();
+  run.outputs = *std::move(outputs);
+  return run;
+}
+
+// max |a - b| / max |b| over the first output.
+double RelativeDifference(const HostTensor& a, const HostTensor& b) {
+  double diff = 0, scale = 0;
+  for (int64_t i = 0; i < b.num_elements(); ++i) {
+    diff = std::max(diff, std::abs(a.GetDouble(i) - b.GetDouble(i)));
+    scale = std::max(scale, std::abs(b.GetDouble(i)));
+  }
+  return scale > 0 ? diff / scale : diff;
+}
+
+int MatmulForms(const std::vector<std::string>& tiles, const std::string& json_path) {
+  cuda::CudaDevice* device = DeviceOrSay();
+  if (device == nullptr) return 1;
+  std::printf("device: %s (%s, %d SMs)\n", device->info().name.c_str(),
+              device->info().arch().c_str(), device->info().sm_count);
+  std::vector<Case> cases;
+  for (const char* t : {"bf16", "f16"}) {
+    cases.push_back({"matmul", t, Matmul(t, 4096, 4096, 4096), 2.0 * 4096 * 4096 * 4096});
+    // DistilBERT (128 tokens), DeiT-Tiny (197 tokens), ResNet-18's fc, and a
+    // large batch of tokens through a 4096-wide layer.
+    for (const std::array<int64_t, 3>& mkn :
+         std::vector<std::array<int64_t, 3>>{{128, 768, 768}, {128, 768, 3072}, {128, 3072, 768},
+                                             {197, 192, 576}, {197, 192, 768}, {197, 768, 192},
+                                             {1, 512, 1000}, {8192, 4096, 4096}}) {
+      cases.push_back({"linear", t, LinearMatmul(t, mkn[0], mkn[1], mkn[2]),
+                       2.0 * mkn[0] * mkn[1] * mkn[2]});
+    }
+  }
+  std::printf("%-7s %-5s %-16s %10s  %-28s %10s %8s %10s\n", "case", "dtype", "m,k,n",
+              "mma.sync", "wgmma tile", "wgmma", "ratio", "rel.diff");
+  std::string json = "[";
+  int failures = 0;
+  for (const Case& c : cases) {
+    std::optional<Graph> graph = ParseCase(c);
+    if (!graph) return 1;
+    std::vector<HostTensor> inputs;
+    for (NodeId id : graph->inputs()) {
+      inputs.push_back(HostTensor::Random(graph->type(id), 17 + id.value));
+    }
+    const Shape& a = graph->type(graph->inputs()[0]).shape;
+    const Shape& w = graph->type(graph->inputs()[1]).shape;
+    const int64_t n = c.name == "linear" ? w.dim(0) : w.dim(1);
+    const std::string mkn = absl::StrCat(a.dim(0), ",", a.dim(1), ",", n);
+    absl::StatusOr<FormRun> base = RunForm(c, *graph, inputs, "0", "");
+    if (!base.ok()) {
+      std::fprintf(stderr, "%s %s: %s\n", c.name.c_str(), mkn.c_str(),
+                   base.status().ToString().c_str());
+      return 1;
+    }
+    const double base_tflops = c.flops / (base->ms * 1e9);
+    for (const std::string& tile : tiles) {
+      absl::StatusOr<FormRun> run = RunForm(c, *graph, inputs, "1", tile);
+      if (!run.ok()) {
+        std::printf("%-7s %-5s %-16s %10.1f  %-28s failed: %s\n", c.name.c_str(), c.dtype.c_str(),
+                    mkn.c_str(), base_tflops, tile.empty() ? "default" : tile.c_str(),
+                    run.status().ToString().c_str());
+        ++failures;
+        continue;
+      }
+      const double tflops = c.flops / (run->ms * 1e9);
+      const double diff = RelativeDifference(run->outputs[0], base->outputs[0]);
+      const bool bad = diff > 0.05 || !run->wgmma_in_ptx;
+      if (bad) ++failures;
+      std::printf("%-7s %-5s %-16s %10.1f  %-28s %10.1f %7.2fx %10.2e%s\n", c.name.c_str(),
+                  c.dtype.c_str(), mkn.c_str(), base_tflops, tile.empty() ? "default" : tile.c_str(),
+                  tflops, tflops / base_tflops, diff,
+                  !run->wgmma_in_ptx ? "  (no wgmma in the PTX)" : bad ? "  MISMATCH" : "");
+      std::fflush(stdout);
+      absl::StrAppendFormat(&json,
+                            "%s\n {\"case\": \"%s\", \"dtype\": \"%s\", \"mkn\": \"%s\", "
+                            "\"mma_sync_tflops\": %.2f, \"wgmma_tile\": \"%s\", "
+                            "\"wgmma_tflops\": %.2f, \"relative_difference\": %.3e}",
+                            json.size() > 1 ? "," : "", c.name, c.dtype, mkn, base_tflops, tile,
+                            tflops, diff);
+    }
+  }
+  unsetenv("REPROKIT_WGMMA");
+  unsetenv("REPROKIT_WGMMA_TILE");
+  if (!WriteJsonArray(json, json_path)) return 1;
+  return failures == 0 ? 0 : 1;
+}
+
 int Run(bool quick, const std::string& json_path) {
   cuda::CudaDevice* device = DeviceOrSay();
   if (device == nullptr) return 1;
@@ -428,6 +561,8 @@ int Run(bool quick, const std::string& json_path) {
 int main(int argc, char** argv) {
   bool quick = false;
   bool cold_start = false;
+  bool matmul = false;
+  std::vector<std::string> tiles = {""};
   int first_compile = -1;
   int repeat = 3;
   std::string json;
@@ -436,6 +571,10 @@ int main(int argc, char** argv) {
       quick = true;
     } else if (std::strcmp(argv[i], "--cold-start") == 0) {
       cold_start = true;
+    } else if (std::strcmp(argv[i], "--matmul") == 0) {
+      matmul = true;
+    } else if (std::strcmp(argv[i], "--wgmma-tiles") == 0 && i + 1 < argc) {
+      tiles = absl::StrSplit(argv[++i], ';');
     } else if (std::strcmp(argv[i], "--repeat") == 0 && i + 1 < argc) {
       repeat = std::max(1, std::atoi(argv[++i]));
     } else if (std::strcmp(argv[i], "--first-compile") == 0 && i + 1 < argc) {
@@ -445,11 +584,13 @@ int main(int argc, char** argv) {
     } else {
       std::fprintf(stderr,
                    "usage: gpu_bench [--quick] [--json FILE]\n"
-                   "       gpu_bench --cold-start [--repeat N (3)] [--quick] [--json FILE]\n");
+                   "       gpu_bench --cold-start [--repeat N (3)] [--quick] [--json FILE]\n"
+                   "       gpu_bench --matmul [--wgmma-tiles \"T1;T2\"] [--json FILE]\n");
       return 2;
     }
   }
   if (first_compile >= 0) return rk::compiler::FirstCompile(quick, first_compile);
   if (cold_start) return rk::compiler::ColdStart(quick, repeat, json);
+  if (matmul) return rk::compiler::MatmulForms(tiles, json);
   return rk::compiler::Run(quick, json);
 }
