@@ -29,6 +29,8 @@ Json PhaseTimings::ToJson() const {
     json.Set("assembler", Json(assembler));
     json.Set("assemble_ms", Json(std::round(assemble_ms * 1000) / 1000));
     json.Set("load_ms", Json(std::round(load_ms * 1000) / 1000));
+    json.Set("context_ms", Json(std::round(context_ms * 1000) / 1000));
+    json.Set("context_wait_ms", Json(std::round(context_wait_ms * 1000) / 1000));
     if (!assembler_note.empty()) json.Set("assembler_note", Json(assembler_note));
   }
   if (!kernels.empty()) {

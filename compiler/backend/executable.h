@@ -59,6 +59,11 @@ struct PhaseTimings {
   double load_ms = 0;
   std::string assembler;
   std::string assembler_note;  // why not the assembler asked for, a refused cubin
+  // GPU only: the CUDA context's creation, on a thread of its own while LLVM
+  // runs (compiler/cuda/runtime/device_warm_up.h), and of codegen_ms the
+  // time the compile still waited for it.
+  double context_ms = 0;
+  double context_wait_ms = 0;
   std::vector<KernelCompileTiming> kernels;  // program order; empty when not reported
   double total_ms() const {
     return wall_ms > 0 ? wall_ms

@@ -19,6 +19,7 @@
 #include "absl/status/statusor.h"
 #include "compiler/backend/backend.h"
 #include "compiler/cuda/runtime/cuda_program.h"
+#include "compiler/cuda/runtime/device_warm_up.h"
 #include "compiler/kernel/kernel_ir.h"
 
 namespace rk::compiler::cuda {
@@ -30,16 +31,23 @@ struct CudaTimings {
   int disk_cached_modules = 0;  // PTX modules read from the disk cache
   int compile_threads = 1;
   ModuleLoadTimings load;  // of codegen_ms: PTX -> machine code, load
+  // The CUDA context's creation on its own thread (device_warm_up.h), and
+  // the part of it the compile waited for (counted in codegen_ms).
+  double context_ms = 0;
+  double context_wait_ms = 0;
 };
 
 // CompileOptions::cuda_arch as the PTX target: "auto" is the GPU's own arch
 // (NvptxArchFor, ptx_compiler.h), or sm_90 where there is no GPU.
 std::string ResolveArch(const std::string& arch);
 
+// `warm_up`, when given, is waited for before the modules load (its
+// context_ms and wait_ms go into `timings`); null: Load makes the context.
 absl::StatusOr<std::unique_ptr<CudaProgram>> BuildCudaProgram(const kernel::Program& program,
                                                               const GpuOptions& options,
                                                               const std::string& dump_dir,
-                                                              CudaTimings& timings);
+                                                              CudaTimings& timings,
+                                                              DeviceWarmUp* warm_up = nullptr);
 
 // The process-wide instance.
 const Backend& CudaBackend();

@@ -54,7 +54,8 @@ class Planner {
  public:
   Planner(const Graph& graph, PassContext& context)
       : graph_(graph), context_(context), users_(graph.ComputeUsers()),
-        groups_of_(graph.num_nodes()), evaluations_(graph.num_nodes(), 1) {
+        groups_of_(graph.num_nodes()), evaluations_(graph.num_nodes(), 1),
+        max_ops_(context.options().device == "cuda" ? context.options().cuda_max_fused_ops : 0) {
     plan_.materialized.assign(graph.num_nodes(), false);
     is_output_.assign(graph.num_nodes(), false);
     for (NodeId out : graph.outputs()) is_output_[out.value] = true;
@@ -102,6 +103,12 @@ class Planner {
     if (user_groups.size() > 1 && !cheap) return NewGroup(id);
     const int64_t evaluations = Evaluations(id);
     if (!cheap && evaluations > kMaxEvaluations) return NewGroup(id);
+    // A full group (the CUDA cap, below) starts a new kernel at `id`.
+    if (!cheap && max_ops_ > 0) {
+      for (int g : user_groups) {
+        if (ops_[g] >= max_ops_) return NewGroup(id);
+      }
+    }
     std::string detail =
         user_groups.size() == 1
             ? absl::StrCat(Describe(graph_, id), " into ",
@@ -111,7 +118,10 @@ class Planner {
     absl::StatusOr<bool> apply = context_.ShouldApply("fuse", detail);
     if (!apply.ok()) return apply.status();
     if (!*apply) return NewGroup(id);
-    for (int g : user_groups) groups_[g].members.push_back(id);
+    for (int g : user_groups) {
+      groups_[g].members.push_back(id);
+      if (!cheap) ++ops_[g];
+    }
     groups_of_[id.value].assign(user_groups.begin(), user_groups.end());
     evaluations_[id.value] = evaluations;
     return absl::OkStatus();
@@ -142,6 +152,7 @@ class Planner {
     evaluations_[id.value] = 1;
     groups_of_[id.value] = {static_cast<int>(groups_.size())};
     groups_.push_back(std::move(group));
+    ops_.push_back(1);
     return absl::OkStatus();
   }
 
@@ -219,6 +230,10 @@ class Planner {
   std::vector<bool> is_output_;
   std::vector<int64_t> evaluations_;  // per fused node: Evaluations when it joined
   std::vector<FusionGroup> groups_;
+  // Per group: the ops it computes that are not cheap (root included), and
+  // the most a group may have (0: no cap).
+  std::vector<int> ops_;
+  const int max_ops_;
   FusionPlan plan_;
 };
 

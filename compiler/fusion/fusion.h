@@ -26,6 +26,12 @@
 //   strides), since their elements are read many times; a cumsum's its
 //   elementwise prologue, as a reduction's.
 // - Graph outputs, inputs and constants are always materialized.
+// - On CUDA, a group computes at most CompileOptions::cuda_max_fused_ops ops
+//   that are not cheap (root included; default 144): the next one up the
+//   chain is materialized and starts a group of its own. One kernel of 1,000
+//   fused ops is one PTX module that one assembler thread takes 600 ms to
+//   turn into machine code; cut into kernels of 144 ops, they assemble in
+//   parallel (docs/GPU.md, "Cold compile"). The CPU has no cap.
 // Every fusion decision is an optional application of pass "fuse"
 // (PassContext::ShouldApply), so bisection can find a bad one; a refused
 // decision materializes the node.

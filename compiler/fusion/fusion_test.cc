@@ -1,5 +1,8 @@
 #include "compiler/fusion/fusion.h"
 
+#include <string>
+
+#include "absl/strings/str_cat.h"
 #include "compiler/ir/parser.h"
 #include "gtest/gtest.h"
 
@@ -148,6 +151,76 @@ TEST(FusionTest, CumsumRootsItsGroupAndPadFusesAsAnIndexMap) {
   EXPECT_EQ(plan.groups[0].detail, "%c (cumsum) <- %e (exp)");
   EXPECT_EQ(plan.groups[1].kind, GroupKind::kElementwise);
   EXPECT_EQ(plan.groups[1].detail, "%n (neg) <- %p (pad)");
+}
+
+// bench/cli_compile_latency.py's chain: add y, mul y, tanh, sub y, sigmoid in
+// turn, `ops` ops in all, with a transpose pair (cheap layout ops) after every
+// 10th but the last.
+std::string Chain(int ops) {
+  const char* forms[] = {"add(%s, %y)", "mul(%s, %y)", "tanh(%s)", "sub(%s, %y)", "sigmoid(%s)"};
+  std::string text = "graph @chain(%x: f32[8,8], %y: f32[8,8]) {\n";
+  std::string prev = "%x";
+  for (int i = 0; i < ops; ++i) {
+    std::string op = forms[i % 5];
+    op.replace(op.find("%s"), 2, prev);
+    absl::StrAppend(&text, "  %v", i, " = ", op, " : f32[8,8]\n");
+    prev = absl::StrCat("%v", i);
+    if (i % 10 == 9 && i + 1 < ops) {
+      absl::StrAppend(&text, "  %t", i, " = transpose(", prev, ") {perm=[1,0]} : f32[8,8]\n",
+                      "  %u", i, " = transpose(%t", i, ") {perm=[1,0]} : f32[8,8]\n");
+      prev = absl::StrCat("%u", i);
+    }
+  }
+  absl::StrAppend(&text, "  return ", prev, "\n}\n");
+  return text;
+}
+
+// Non-cheap ops a group computes: its root and its members but layout ops.
+int HeavyOps(const Graph& graph, const FusionGroup& group) {
+  int ops = 1;
+  for (NodeId m : group.members) ops += graph.node(m).op != Op::kTranspose;
+  return ops;
+}
+
+TEST(FusionTest, CudaKernelsComputeAtMostTheCapOfOps) {
+  const std::string text = Chain(1000);
+  const Graph graph = *Parse(text);
+  CompileOptions cuda;
+  cuda.device = "cuda";
+  ASSERT_EQ(cuda.cuda_max_fused_ops, 144);  // docs/GPU.md names this default
+  FusionPlan plan = Plan(text, cuda);
+  // 1,000 ops in groups of 144 from the output back: 6 full ones and 136.
+  ASSERT_EQ(plan.groups.size(), 7u);
+  EXPECT_EQ(HeavyOps(graph, plan.groups[0]), 1000 - 6 * 144);
+  for (size_t g = 1; g < plan.groups.size(); ++g) {
+    EXPECT_EQ(HeavyOps(graph, plan.groups[g]), 144) << "group " << g;
+  }
+  // Every op is computed once: the cut materializes one value per boundary.
+  int total = 0;
+  for (const FusionGroup& group : plan.groups) total += HeavyOps(graph, group);
+  EXPECT_EQ(total, 1000);
+
+  cuda.cuda_max_fused_ops = 100;
+  EXPECT_EQ(Plan(text, cuda).groups.size(), 10u);
+  cuda.cuda_max_fused_ops = 0;  // no cap
+  EXPECT_EQ(Plan(text, cuda).groups.size(), 1u);
+}
+
+TEST(FusionTest, TheCpuAndShortCudaChainsAreNotCut) {
+  EXPECT_EQ(Plan(Chain(1000)).groups.size(), 1u);  // device=cpu
+  CompileOptions cuda;
+  cuda.device = "cuda";
+  EXPECT_EQ(Plan(Chain(144), cuda).groups.size(), 1u);
+  EXPECT_EQ(Plan(Chain(145), cuda).groups.size(), 2u);
+  EXPECT_EQ(Plan(kSoftmax, cuda).groups.size(), Plan(kSoftmax).groups.size());
+}
+
+TEST(FusionTest, TheCapIsAnOptionWithItsDefaultOmitted) {
+  CompileOptions options;
+  EXPECT_EQ(options.ToString(), "");
+  ASSERT_TRUE(options.Set("cuda_max_fused_ops", "64").ok());
+  EXPECT_EQ(options.ToString(), "cuda_max_fused_ops=64");
+  EXPECT_FALSE(options.Set("cuda_max_fused_ops", "-1").ok());
 }
 
 }  // namespace

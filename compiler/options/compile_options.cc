@@ -199,6 +199,8 @@ const std::vector<OptionField>& Fields() {
       {"cuda_arch", SetCudaArch, [](const CompileOptions& o) { return o.cuda_arch; }},
       BoolField("tensor_cores", &CompileOptions::tensor_cores),
       BoolField("tf32", &CompileOptions::tf32),
+      IntField("cuda_max_fused_ops", &CompileOptions::cuda_max_fused_ops, 0, 1 << 30,
+               "expected 0 (no cap) or the most ops of a fused CUDA kernel"),
       {"backend", SetBackend, [](const CompileOptions& o) { return o.backend; }},
       {"backend_options", SetBackendOptions,
        [](const CompileOptions& o) { return absl::StrJoin(o.backend_options, ","); }},

@@ -18,6 +18,9 @@
 // them on the SIMT tiles), tf32 (cuda, sm_80+, with tensor_cores: f32
 // matmuls on mma.sync in TF32, inputs rounded to 10-bit mantissas; off by
 // default, as it is far less exact than f32),
+// cuda_max_fused_ops (cuda: the most ops one fused kernel computes, root
+// included, before fusion materializes a value and starts a new kernel; 0 =
+// no cap; default 144: see docs/GPU.md, "Cold compile"),
 // backend (an external compiler judged in place of this one: a name or an
 // absolute path, see docs/BACKENDS.md; "" = this compiler) and backend_options
 // (list of `KEY:VALUE`, the options the external backend declared).
@@ -54,6 +57,7 @@ struct CompileOptions {
   std::string cuda_arch = "sm_90";
   bool tensor_cores = true;
   bool tf32 = false;
+  int cuda_max_fused_ops = 144;
   // An external backend (docs/BACKENDS.md) and its options; the built-in
   // compiler refuses options that name one.
   std::string backend;

@@ -77,13 +77,14 @@ TEST(CompileOptionsTest, ReduceOrderParsesPrintsAndRejectsUnknownOrders) {
 
 TEST(CompileOptionsTest, ItemsListsEveryKeyInOrder) {
   std::vector<std::pair<std::string, std::string>> items = CompileOptions().Items();
-  ASSERT_EQ(items.size(), 17u);
+  ASSERT_EQ(items.size(), 18u);
   EXPECT_EQ(items.front(), (std::pair<std::string, std::string>("device", "cpu")));
   EXPECT_EQ(items[3], (std::pair<std::string, std::string>("max_pass_applications", "-1")));
   EXPECT_EQ(items[12], (std::pair<std::string, std::string>("cuda_arch", "sm_90")));
   EXPECT_EQ(items[13], (std::pair<std::string, std::string>("tensor_cores", "true")));
   EXPECT_EQ(items[14], (std::pair<std::string, std::string>("tf32", "false")));
-  EXPECT_EQ(items[15], (std::pair<std::string, std::string>("backend", "")));
+  EXPECT_EQ(items[15], (std::pair<std::string, std::string>("cuda_max_fused_ops", "144")));
+  EXPECT_EQ(items[16], (std::pair<std::string, std::string>("backend", "")));
   EXPECT_EQ(items.back(), (std::pair<std::string, std::string>("backend_options", "")));
 }
 

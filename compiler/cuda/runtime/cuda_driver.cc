@@ -23,6 +23,9 @@ absl::StatusOr<void*> CudaModule::Function(const std::string&) const {
 absl::StatusOr<CudaDevice*> CudaDevice::Get() {
   return absl::UnavailableError("no GPU support: reprokit was built without the CUDA headers");
 }
+absl::StatusOr<DeviceInfo> CudaDevice::Describe() {
+  return absl::UnavailableError("no GPU support: reprokit was built without the CUDA headers");
+}
 absl::Status CudaDevice::MakeCurrent() const { return absl::UnavailableError("no CUDA"); }
 absl::StatusOr<DevicePtr> CudaDevice::Allocate(size_t) { return absl::UnavailableError("no CUDA"); }
 void CudaDevice::Free(DevicePtr) {}
@@ -167,14 +170,29 @@ absl::StatusOr<void*> CudaModule::Function(const std::string& name) const {
   return static_cast<void*>(fn);
 }
 
-absl::StatusOr<CudaDevice*> CudaDevice::Get() {
-  static absl::StatusOr<CudaDevice*>* device = [] {
+namespace {
+
+// cuInit and the device's description: what needs no context. Kept apart
+// from the context's creation so that a compile can learn the device's arch
+// (Describe) while another thread still creates the context.
+struct DriverInit {
+  absl::Status status;
+  CUdevice handle = 0;
+  DeviceInfo info;
+};
+
+const DriverInit& InitDriver() {
+  static const DriverInit* init = [] {
+    auto* out = new DriverInit;
     std::string reason;
     const Driver* d = LoadDriver(reason);
-    if (d == nullptr) return new absl::StatusOr<CudaDevice*>(absl::UnavailableError(reason));
-    auto fail = [](absl::Status s) {
-      return new absl::StatusOr<CudaDevice*>(
-          absl::UnavailableError(absl::StrCat("no GPU: ", s.message())));
+    if (d == nullptr) {
+      out->status = absl::UnavailableError(reason);
+      return out;
+    }
+    auto fail = [out](absl::Status s) {
+      out->status = absl::UnavailableError(absl::StrCat("no GPU: ", s.message()));
+      return out;
     };
     if (absl::Status s = Check(d->cuInit(0), "cuInit"); !s.ok()) return fail(s);
     int count = 0;
@@ -186,17 +204,11 @@ absl::StatusOr<CudaDevice*> CudaDevice::Get() {
       return fail(absl::NotFoundError(
           absl::StrCat("the driver sees ", count, " devices, device ", ordinal, " requested")));
     }
-    auto* dev = new CudaDevice;
-    CUdevice handle = 0;
-    CUcontext ctx = nullptr;
-    absl::Status s = Check(d->cuDeviceGet(&handle, ordinal), "cuDeviceGet");
-    if (s.ok()) s = Check(d->cuDevicePrimaryCtxRetain(&ctx, handle), "cuDevicePrimaryCtxRetain");
-    if (!s.ok()) {
-      delete dev;
+    if (absl::Status s = Check(d->cuDeviceGet(&out->handle, ordinal), "cuDeviceGet"); !s.ok()) {
       return fail(s);
     }
-    dev->context_ = ctx;
-    DeviceInfo& info = dev->info_;
+    const CUdevice handle = out->handle;
+    DeviceInfo& info = out->info;
     info.ordinal = ordinal;
     char name[256] = {0};
     if (d->cuDeviceGetName(name, sizeof(name), handle) == CUDA_SUCCESS) info.name = name;
@@ -206,6 +218,33 @@ absl::StatusOr<CudaDevice*> CudaDevice::Get() {
     d->cuDeviceGetAttribute(&info.sm_count, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, handle);
     size_t total = 0;
     if (d->cuDeviceTotalMem(&total, handle) == CUDA_SUCCESS) info.total_memory = total;
+    return out;
+  }();
+  return *init;
+}
+
+}  // namespace
+
+absl::StatusOr<DeviceInfo> CudaDevice::Describe() {
+  const DriverInit& init = InitDriver();
+  if (!init.status.ok()) return init.status;
+  return init.info;
+}
+
+absl::StatusOr<CudaDevice*> CudaDevice::Get() {
+  static absl::StatusOr<CudaDevice*>* device = [] {
+    const DriverInit& init = InitDriver();
+    if (!init.status.ok()) return new absl::StatusOr<CudaDevice*>(init.status);
+    CUcontext ctx = nullptr;
+    if (absl::Status s = Check(D().cuDevicePrimaryCtxRetain(&ctx, init.handle),
+                               "cuDevicePrimaryCtxRetain");
+        !s.ok()) {
+      return new absl::StatusOr<CudaDevice*>(
+          absl::UnavailableError(absl::StrCat("no GPU: ", s.message())));
+    }
+    auto* dev = new CudaDevice;
+    dev->context_ = ctx;
+    dev->info_ = init.info;
     return new absl::StatusOr<CudaDevice*>(dev);
   }();
   if (device->ok()) {

@@ -71,6 +71,11 @@ class CudaDevice {
   // The process-wide device, created on first use; the Unavailable status
   // (with its reason) is remembered and returned on every later call.
   static absl::StatusOr<CudaDevice*> Get();
+  // The device Get uses, described without creating the context (cuInit and
+  // the device's attributes only: the first part of Get, shared with it), so
+  // one thread can learn the arch while another creates the context. The
+  // same Unavailable status as Get where there is no driver or device.
+  static absl::StatusOr<DeviceInfo> Describe();
 
   const DeviceInfo& info() const { return info_; }
   // Makes the primary context current on the calling thread.
