@@ -306,7 +306,7 @@ def flow_reprokit(model, args):
     result = json.loads(lines[-1])
     # What the capturing backend said (a bundle saved, or why none could be).
     result["capture_log"] = [l[:400] for l in p.stderr.splitlines()
-                             if l.startswith("reprokit_torch:")][:10]
+                             if l.startswith(("reprokit_torch:", "  "))][:40]
     # Cold start to minimal bundle: the capture process up to minify's end.
     result["wall_seconds"] = seconds - (result.get("fx", {}).get("seconds") or 0)
     return result

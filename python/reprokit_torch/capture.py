@@ -302,8 +302,10 @@ class GraphCapture:
                 verdict["kind"], kind, saved))
             return saved
         except Exception as e:  # capturing must never change what the user's program does
+            # The whole message: an unsupported-op refusal lists every op on its own line.
+            lines = ("%s: %s" % (type(e).__name__, e)).splitlines()[:30]
             self.log.write("reprokit_torch: could not save the %s graph (%s): %s\n" % (
-                kind, verdict["kind"], _one_line(e)))
+                kind, verdict["kind"], "\n  ".join(l.strip() for l in lines)))
             if os.environ.get("REPROKIT_TORCH_DEBUG"):
                 traceback.print_exc()
             return None

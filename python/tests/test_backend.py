@@ -31,6 +31,16 @@ def wrong_relu_compiler(gm, example_inputs):
     return gm
 
 
+def wrong_relu_compiler_inplace(gm, example_inputs):
+    """wrong_relu_compiler for graphs that keep relu_ in place."""
+    gm = copy.deepcopy(gm)
+    for n in gm.graph.nodes:
+        if n.op == "call_function" and n.target is torch.ops.aten.relu_.default:
+            n.target = bad_relu
+    gm.recompile()
+    return gm
+
+
 def bad_relu(x):
     return torch.relu(x) + (x > 0).to(x.dtype)
 
@@ -185,6 +195,20 @@ class Capture(unittest.TestCase):
             self.assertEqual(reprokit("check", path).returncode, 0)
             self.assertEqual(reprokit("check", path, "--opt", "faults=relu:accuracy").returncode,
                              1)
+
+    def test_a_graph_that_cannot_be_converted_is_reported_with_every_op(self):
+        def inplace(x, w):
+            y = x @ w
+            y.relu_()
+            return y.add_(1.0)
+        gm = make_fx(inplace)(*self.inputs[:2])  # torch 1.13's make_fx keeps in-place ops
+        cap = self.capture()
+        cap.compile(gm, self.inputs[:2], wrong_relu_compiler_inplace, "forward")
+        self.assertEqual(cap.saved, [])
+        text = self.log.getvalue()
+        self.assertIn("could not save the forward graph (accuracy)", text)
+        self.assertIn("aten.relu_.default x1", text)
+        self.assertIn("aten.add_.Tensor x1", text)
 
     def test_a_deferred_check_saves_and_raises_a_runtime_error(self):
         from torch._subclasses.fake_tensor import FakeTensorMode
