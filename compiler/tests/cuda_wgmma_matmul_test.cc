@@ -11,6 +11,7 @@
 // capability 9.0.
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -78,17 +79,29 @@ void ExpectWgmma(const std::string& text) {
   EXPECT_FALSE(absl::StrContains(ptx, "mma.sync")) << text;
 }
 
-constexpr const char* kTiles[] = {"", "n=256,stages=4,pending=1", "n=128,stages=4,pending=1",
-                                  "n=256,stages=3,pending=0"};
+// "" = the tile chosen by size (planning/wgmma_matmul.h); the first two get
+// every case, the others the ragged and the linear ones.
+constexpr const char* kTiles[] = {"",
+                                  "m=128,n=256,stages=4,pending=1",
+                                  "m=128,n=128,stages=3,pending=0",
+                                  "m=128,n=128,stages=4,pending=1",
+                                  "m=128,n=64,stages=4,pending=0",
+                                  "m=64,n=64,stages=4,pending=1",
+                                  "m=64,n=256,stages=3,pending=0"};
 
 TEST(CudaWgmmaMatmulTest, ShapesLayoutsAndEpiloguesInEveryTile) {
   REQUIRE_SM90();
   ScopedEnv on("REPROKIT_WGMMA", "1");
-  for (const char* tile : kTiles) {
+  for (int tile_index = 0; tile_index < 7; ++tile_index) {
+    const char* tile = kTiles[tile_index];
     ScopedEnv tiling("REPROKIT_WGMMA_TILE", tile);
     for (const std::string t : {"bf16", "f16"}) {
       SCOPED_TRACE(absl::StrCat(t, " tile '", tile, "'"));
-      const std::string cases[] = {
+      const std::vector<std::string> cases = tile_index >= 2 ? std::vector<std::string>{
+          Matmul(t, "300,200", "200,264", "300,264"),
+          Matmul(t, "3,1,40,64", "4,64,24", "3,4,40,24"),
+          Linear(t, 4, 96, 64, 80),
+      } : std::vector<std::string>{
           Matmul(t, "256,256", "256,256", "256,256"),      // whole tiles
           Matmul(t, "130,264", "264,72", "130,72"),        // ragged m, n; k not a multiple of 64
           Matmul(t, "300,200", "200,264", "300,264"),      // ragged everywhere
@@ -99,6 +112,7 @@ TEST(CudaWgmmaMatmulTest, ShapesLayoutsAndEpiloguesInEveryTile) {
           Linear(t, 4, 96, 64, 80),                        // k-contiguous weight, epilogue
           Linear(t, 1, 197, 192, 576),                     // DeiT-Tiny's qkv
           Linear(t, 2, 64, 768, 3072),                     // DistilBERT's FFN up
+          Matmul(t, "1536,64", "64,1536", "1536,1536"),    // 128 x 128 by size
       };
       for (const std::string& text : cases) {
         ExpectWgmma(text);

@@ -33,7 +33,7 @@ void NvptxKernel::EmitMatmul(KernelLaunch& launch) {
     if (std::optional<MmaPlan> plan =
             PlanMmaMatmul(program_, *kernel_, shape_->matmul, options_.tf32)) {
       if (options_.wgmma) {
-        if (std::optional<WgmmaTiling> tiling = PlanWgmmaMatmul(*plan)) {
+        if (std::optional<WgmmaTiling> tiling = PlanWgmmaMatmul(*plan, shape_->matmul)) {
           EmitWgmmaMatmul(launch, *plan, *tiling);
           return;
         }

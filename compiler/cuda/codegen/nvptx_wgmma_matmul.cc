@@ -1,6 +1,6 @@
 // The Hopper tensor-core matmul form (nvptx_kernel.h, planning/wgmma_matmul.h):
-// a block of 2 warpgroups computes a 128 x N output tile (N = 128 or 256),
-// each warpgroup 64 x N of it with `wgmma.mma_async.m64nNk16` (f32 sums in
+// a block of 1 or 2 warpgroups computes a 64 or 128 x N output tile (N = 64,
+// 128 or 256), each warpgroup 64 x N of it with `wgmma.mma_async.m64nNk16` (f32 sums in
 // registers), both operands read by the tensor cores straight from shared
 // memory through matrix descriptors. Operand tiles 64 elements deep go
 // global -> shared with `cp.async` (16 bytes a copy, zero-filled outside the
@@ -63,7 +63,7 @@ class WgmmaTile {
   // Tile placement from the block index (groups of kGroupRows tile rows,
   // columns inner) and the thread's warpgroup, warp and lane.
   void Place(llvm::Value* block, llvm::Value* thread) {
-    const int64_t tiles_m = (mm_.m + WgmmaTiling::kTileM - 1) / WgmmaTiling::kTileM;
+    const int64_t tiles_m = (mm_.m + t_.tile_m - 1) / t_.tile_m;
     const int64_t per_group = kGroupRows * ((mm_.n + t_.tile_n - 1) / t_.tile_n);
     llvm::Value* first_m = b_.CreateMul(b_.CreateUDiv(block, b_.getInt64(per_group)),
                                         b_.getInt64(kGroupRows));
@@ -72,7 +72,7 @@ class WgmmaTile {
                                            b_.getInt64(kGroupRows));
     llvm::Value* in_group = b_.CreateURem(block, b_.getInt64(per_group));
     row0_ = b_.CreateMul(b_.CreateAdd(first_m, b_.CreateURem(in_group, group_m)),
-                         b_.getInt64(WgmmaTiling::kTileM));
+                         b_.getInt64(t_.tile_m));
     col0_ = b_.CreateMul(b_.CreateUDiv(in_group, group_m), b_.getInt64(t_.tile_n));
     tid_ = thread;
     lane_ = b_.CreateAnd(thread, 31);
@@ -94,7 +94,7 @@ class WgmmaTile {
   void LoadStage(llvm::Value* stage, llvm::Value* k0) {
     llvm::Value* at = b_.CreateMul(stage, b_.getInt64(t_.stage_bytes()));
     const int row_chunks = kRowBytes / kMmaChunkBytes;  // 8
-    for (int p = 0; p < WgmmaTiling::kTileM * row_chunks / t_.threads(); ++p) {
+    for (int p = 0; p < t_.tile_m * row_chunks / t_.threads(); ++p) {
       KMajorChunk(at, Chunk(p), row0_, mm_.m, plan_.a, a_base_, k0);
     }
     llvm::Value* b_at = b_.CreateAdd(at, b_.getInt64(t_.a_bytes()));
@@ -274,7 +274,7 @@ void NvptxKernel::EmitWgmmaMatmul(KernelLaunch& launch, const MmaPlan& plan,
                                   const WgmmaTiling& tiling) {
   const MatmulPattern mm = shape_->matmul;
   WgmmaTile tile(b_, module_, tiling, mm, plan);
-  const int64_t tiles = ((mm.m + WgmmaTiling::kTileM - 1) / WgmmaTiling::kTileM) *
+  const int64_t tiles = ((mm.m + tiling.tile_m - 1) / tiling.tile_m) *
                         ((mm.n + tiling.tile_n - 1) / tiling.tile_n);
   launch.block = {static_cast<uint32_t>(tiling.threads()), 1, 1};
   launch.grid = {static_cast<uint32_t>(tiles), 1,

@@ -94,7 +94,7 @@ TEST(WgmmaMatmulTest, OnlyWhenEnabledAndOnlyForSm90) {
   EXPECT_EQ(WgmmaArch("sm_80"), "sm_80");
   const PtxProgram p = Ptx(text);
   EXPECT_TRUE(absl::StrContains(p.ptx, ".target sm_90a")) << p.ptx.substr(0, 400);
-  EXPECT_TRUE(absl::StrContains(p.ptx, "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16"));
+  EXPECT_TRUE(absl::StrContains(p.ptx, "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16"));
   EXPECT_FALSE(absl::StrContains(p.ptx, "mma.sync.aligned"));
   GpuOptions sm80;
   sm80.arch = "sm_80";
@@ -115,17 +115,16 @@ TEST(WgmmaMatmulTest, OnlyWhenEnabledAndOnlyForSm90) {
 
 TEST(WgmmaMatmulTest, LaunchShapeAndDynamicSharedMemory) {
   ScopedEnv on("REPROKIT_WGMMA", "1");
-  ScopedEnv tile("REPROKIT_WGMMA_TILE", nullptr);
+  ScopedEnv tile("REPROKIT_WGMMA_TILE", "m=128,n=128,stages=3,pending=0");
   const PtxProgram p = Ptx(Matmul("bf16", 300, 200, 264));
   ASSERT_EQ(p.launches.size(), 1u);
   const KernelLaunch& l = p.launches[0];
   EXPECT_EQ(l.block, (std::array<uint32_t, 3>{256, 1, 1}));  // 2 warpgroups
   EXPECT_EQ(l.grid, (std::array<uint32_t, 3>{9, 1, 1}));     // 3 x 3 tiles of 128 x 128
-  const WgmmaTiling t;
-  EXPECT_EQ(l.dynamic_shared_bytes, static_cast<uint32_t>(t.stages * 32768 + 1024));
+  EXPECT_EQ(l.dynamic_shared_bytes, 3u * 32768 + 1024);
   EXPECT_TRUE(absl::StrContains(p.ptx, ".extern .shared")) << p.ptx;
   {
-    ScopedEnv wide("REPROKIT_WGMMA_TILE", "n=256,stages=4,pending=1");
+    ScopedEnv wide("REPROKIT_WGMMA_TILE", "m=128,n=256,stages=4,pending=1");
     const PtxProgram w = Ptx(Matmul("f16", 300, 200, 264));
     ASSERT_EQ(w.launches.size(), 1u);
     EXPECT_EQ(w.launches[0].grid, (std::array<uint32_t, 3>{6, 1, 1}));  // 3 x 2 tiles
@@ -134,8 +133,17 @@ TEST(WgmmaMatmulTest, LaunchShapeAndDynamicSharedMemory) {
     EXPECT_TRUE(absl::StrContains(w.ptx, "wgmma.wait_group.sync.aligned 1;"));
   }
   {
-    ScopedEnv bad("REPROKIT_WGMMA_TILE", "n=96");  // malformed: the defaults
-    EXPECT_EQ(WgmmaTilingFromEnv().tile_n, 128);
+    ScopedEnv bad("REPROKIT_WGMMA_TILE", "n=96");  // malformed: ignored
+    EXPECT_FALSE(WgmmaTilingFromEnv().has_value());
+  }
+  {
+    ScopedEnv small("REPROKIT_WGMMA_TILE", "m=64,n=64,stages=4");  // one warpgroup
+    const PtxProgram s = Ptx(Matmul("bf16", 300, 200, 264));
+    ASSERT_EQ(s.launches.size(), 1u);
+    EXPECT_EQ(s.launches[0].block, (std::array<uint32_t, 3>{128, 1, 1}));
+    EXPECT_EQ(s.launches[0].grid, (std::array<uint32_t, 3>{25, 1, 1}));  // 5 x 5 tiles
+    EXPECT_EQ(s.launches[0].dynamic_shared_bytes, 4u * (8192 + 8192) + 1024);
+    EXPECT_TRUE(absl::StrContains(s.ptx, "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16"));
   }
   // Batches go to grid z, as in the other matmul forms.
   const PtxProgram batched = Ptx(kLinear);
@@ -149,9 +157,33 @@ TEST(WgmmaMatmulTest, LaunchShapeAndDynamicSharedMemory) {
   EXPECT_EQ(matmuls, 1);
 }
 
-TEST(WgmmaMatmulTest, InstructionsAndDescriptorsPerLayout) {
+// Without $REPROKIT_WGMMA_TILE the tile follows the matmul's size: the
+// largest of 128 x 128, 128 x 64, 64 x 64 that makes enough blocks for the
+// SMs, else the smallest.
+TEST(WgmmaMatmulTest, DefaultTileFollowsTheSize) {
   ScopedEnv on("REPROKIT_WGMMA", "1");
   ScopedEnv tile("REPROKIT_WGMMA_TILE", nullptr);
+  struct Expected {
+    int64_t m, k, n;
+    uint32_t threads, blocks;
+  };
+  for (const Expected& e : {Expected{4096, 4096, 4096, 256, 32 * 32},
+                            Expected{1536, 64, 1536, 256, 12 * 12},   // 128 x 128
+                            Expected{2048, 512, 1024, 256, 16 * 16},  // 128 x 64
+                            Expected{1024, 512, 1024, 128, 16 * 16},  // 128 of 128 x 64 too few
+                            Expected{128, 768, 3072, 128, 2 * 48},    // 24 of 128 x 64 too few
+                            Expected{1, 512, 1000, 128, 16}}) {
+    SCOPED_TRACE(absl::StrCat(e.m, "x", e.k, "x", e.n));
+    const PtxProgram p = Ptx(Matmul("bf16", e.m, e.k, e.n));
+    ASSERT_EQ(p.launches.size(), 1u);
+    EXPECT_EQ(p.launches[0].block[0], e.threads);
+    EXPECT_EQ(p.launches[0].grid[0], e.blocks);
+  }
+}
+
+TEST(WgmmaMatmulTest, InstructionsAndDescriptorsPerLayout) {
+  ScopedEnv on("REPROKIT_WGMMA", "1");
+  ScopedEnv tile("REPROKIT_WGMMA_TILE", "m=128,n=128");
   // [K, N] right operand: MN-major, imm-trans-b = 1, 8192-byte leading offset
   // (descriptor bits 16-29 = 8192 >> 4 = 512) and 1024-byte stride (bits
   // 32-45 = 64), 128-byte swizzle (bit 62).
@@ -179,7 +211,9 @@ TEST(WgmmaMatmulTest, InstructionsAndDescriptorsPerLayout) {
 TEST(WgmmaMatmulTest, PtxasAssemblesItForSm90a) {
   ScopedEnv on("REPROKIT_WGMMA", "1");
   if (!PtxasOutput("").has_value()) GTEST_SKIP() << "no ptxas";
-  for (const char* tile : {"", "n=256,stages=4,pending=1", "n=128,stages=4,pending=1"}) {
+  for (const char* tile : {"", "m=128,n=128,stages=3,pending=0", "m=128,n=256,stages=4,pending=1",
+                           "m=128,n=128,stages=4,pending=1", "m=64,n=64,stages=4,pending=0",
+                           "m=64,n=256,stages=3,pending=1", "m=128,n=64,stages=6,pending=1"}) {
     ScopedEnv tiling("REPROKIT_WGMMA_TILE", tile);
     for (const std::string& text : {Matmul("bf16", 256, 128, 192), Matmul("f16", 40, 24, 8),
                                     Matmul("bf16", 4096, 4096, 4096), std::string(kLinear)}) {

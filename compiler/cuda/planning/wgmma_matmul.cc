@@ -1,5 +1,6 @@
 #include "compiler/cuda/planning/wgmma_matmul.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -18,34 +19,46 @@ std::string WgmmaArch(const std::string& arch) {
   return arch == "sm_90" && WgmmaEnabled() ? "sm_90a" : arch;
 }
 
-WgmmaTiling WgmmaTilingFromEnv() {
-  WgmmaTiling t;
+std::optional<WgmmaTiling> WgmmaTilingFromEnv() {
   const char* v = std::getenv("REPROKIT_WGMMA_TILE");
-  if (v == nullptr) return t;
-  WgmmaTiling parsed = t;
+  if (v == nullptr || *v == 0) return std::nullopt;
+  WgmmaTiling t;
   for (absl::string_view item : absl::StrSplit(v, ',', absl::SkipEmpty())) {
     std::pair<absl::string_view, absl::string_view> kv = absl::StrSplit(item, '=');
     int value = 0;
-    if (!absl::SimpleAtoi(kv.second, &value)) return t;
-    if (kv.first == "n" && (value == 128 || value == 256)) {
-      parsed.tile_n = value;
+    if (!absl::SimpleAtoi(kv.second, &value)) return std::nullopt;
+    if (kv.first == "m" && (value == 64 || value == 128)) {
+      t.tile_m = value;
+    } else if (kv.first == "n" && (value == 64 || value == 128 || value == 256)) {
+      t.tile_n = value;
     } else if (kv.first == "stages" && value >= 2 && value <= 8) {
-      parsed.stages = value;
+      t.stages = value;
     } else if (kv.first == "pending" && (value == 0 || value == 1)) {
-      parsed.pending = value;
+      t.pending = value;
     } else {
-      return t;
+      return std::nullopt;
     }
   }
   // The copies must run at least one tile ahead, and the ring must fit the
   // 227 KiB a block may opt in to.
-  if (parsed.stages - 1 - parsed.pending < 1 || parsed.shared_bytes() > 227 * 1024) return t;
-  return parsed;
+  if (t.stages - 1 - t.pending < 1 || t.shared_bytes() > 227 * 1024) return std::nullopt;
+  return t;
 }
 
-std::optional<WgmmaTiling> PlanWgmmaMatmul(const MmaPlan& plan) {
+std::optional<WgmmaTiling> PlanWgmmaMatmul(const MmaPlan& plan, const MatmulPattern& mm) {
   if (plan.dtype != DType::kF16 && plan.dtype != DType::kBF16) return std::nullopt;
-  return WgmmaTilingFromEnv();
+  if (std::optional<WgmmaTiling> forced = WgmmaTilingFromEnv()) return forced;
+  auto blocks = [&](const WgmmaTiling& t) {
+    return ((mm.m + t.tile_m - 1) / t.tile_m) * ((mm.n + t.tile_n - 1) / t.tile_n) *
+           std::max<int64_t>(mm.batch, 1);
+  };
+  WgmmaTiling t;  // 128 x 128, 3 stages
+  if (blocks(t) >= kWgmmaTargetBlocks) return t;
+  t.tile_n = 64;
+  t.stages = 4;
+  if (blocks(t) >= kWgmmaTargetBlocks) return t;
+  t.tile_m = 64;
+  return t;
 }
 
 }  // namespace rk::compiler::cuda

@@ -11,8 +11,8 @@
 // compile for sm_90 is promoted to sm_90a (ptx_compiler.cc: WgmmaArch): the
 // wgmma instructions exist only in arch-specific PTX, which runs only on
 // compute capability 9.0, the only device an sm_90 compile is meant for.
-// $REPROKIT_WGMMA_TILE ("n=256,stages=4,pending=1", any subset) overrides
-// the tile for tuning runs; a malformed value keeps the defaults.
+// $REPROKIT_WGMMA_TILE ("m=128,n=256,stages=4,pending=1", any subset)
+// overrides the tile for tuning runs; a malformed value is ignored.
 //
 // Tested by compiler/cuda/codegen/ptx_wgmma_matmul_test.cc (plans, PTX,
 // ptxas for sm_90a), and on a GPU by compiler/tests/cuda_wgmma_matmul_test.cc.
@@ -36,34 +36,42 @@ bool WgmmaEnabled();
 // enabled, else `arch`.
 std::string WgmmaArch(const std::string& arch);
 
-// A block's tile: 2 consumer warpgroups of m64 rows each (128 x tile_n), a
-// k tile of 64 elements (one 128-byte swizzle row), `stages` of them in a
-// ring of dynamic shared memory.
+// A block's tile: tile_m / 64 consumer warpgroups of m64 rows each (tile_m x
+// tile_n), a k tile of 64 elements (one 128-byte swizzle row), `stages` of
+// them in a ring of dynamic shared memory.
 struct WgmmaTiling {
-  static constexpr int kTileM = 128;
-  static constexpr int kTileK = 64;        // f16/bf16 elements: 128 bytes
-  static constexpr int kWarpgroups = 2;
-  int tile_n = 128;                        // 128 or 256: the wgmma's N
+  static constexpr int kTileK = 64;  // f16/bf16 elements: 128 bytes
+  int tile_m = 128;                  // 64 or 128
+  int tile_n = 128;                  // 64, 128 or 256: the wgmma's N
   int stages = 3;
   // wgmma groups left in flight at the end of a k tile (0 or 1); a stage is
   // refilled only once the wgmma that read it is known complete, so the
   // copies run stages - 1 - pending tiles ahead.
   int pending = 0;
-  int threads() const { return 128 * kWarpgroups; }
-  int a_bytes() const { return kTileM * kTileK * 2; }
+  int warpgroups() const { return tile_m / 64; }
+  int threads() const { return 128 * warpgroups(); }
+  int a_bytes() const { return tile_m * kTileK * 2; }
   int b_bytes() const { return tile_n * kTileK * 2; }
   int stage_bytes() const { return a_bytes() + b_bytes(); }
   // The ring plus 1 KiB to align it to the 1024-byte swizzle pattern.
   int shared_bytes() const { return stages * stage_bytes() + 1024; }
 };
 
-// The defaults, or $REPROKIT_WGMMA_TILE's values.
-WgmmaTiling WgmmaTilingFromEnv();
+// SMs of the sm_90 parts this is tuned for (H100 / H200 SXM: 132).
+inline constexpr int64_t kWgmmaTargetBlocks = 132;
 
-// The tile for a kernel with mma plan `plan` when the form applies: f16 or
-// bf16 operands. (The caller checks that the module is for sm_90a and wgmma
-// is enabled: CodegenOptions::wgmma.)
-std::optional<WgmmaTiling> PlanWgmmaMatmul(const MmaPlan& plan);
+// $REPROKIT_WGMMA_TILE's tile ("m=128,n=256,stages=4,pending=1", any
+// subset, over the defaults above), or nullopt when it is unset, empty or
+// malformed.
+std::optional<WgmmaTiling> WgmmaTilingFromEnv();
+
+// The tile for a matmul kernel with mma plan `plan` when the form applies
+// (f16 or bf16 operands), else nullopt. (The caller checks that the module
+// is for sm_90a and wgmma is enabled: CodegenOptions::wgmma.) Without
+// $REPROKIT_WGMMA_TILE: 128 x 128 in 3 stages where that gives at least
+// kWgmmaTargetBlocks blocks, else 128 x 64, else 64 x 64 (4 stages): small
+// matmuls (a linear layer on a few hundred tokens) spread over more SMs.
+std::optional<WgmmaTiling> PlanWgmmaMatmul(const MmaPlan& plan, const MatmulPattern& mm);
 
 }  // namespace rk::compiler::cuda
 
