@@ -31,8 +31,9 @@
 //
 // Matmul forms (--matmul): bf16/f16 matmuls at 4096^3 and at the zoo
 // models' linear-layer shapes (x @ w^T, w stored [N, K]), each compiled on
-// mma.sync (REPROKIT_WGMMA=0) and on wgmma (REPROKIT_WGMMA=1, in each tile
-// of --wgmma-tiles, compiler/cuda/planning/wgmma_matmul.h), TFLOP/s of each
+// mma.sync (REPROKIT_WGMMA=0) and on wgmma (REPROKIT_WGMMA=1: the tile
+// chosen by size, then for the two large shapes each tile of --wgmma-tiles,
+// default kSweptTiles; compiler/cuda/planning/wgmma_matmul.h), TFLOP/s of each
 // and the largest difference of a wgmma result from the mma.sync one on the
 // same inputs, relative to the largest mma.sync value (both sum in f32, so
 // it stays near the output dtype's rounding; above 0.05 fails the run).
@@ -40,8 +41,8 @@
 //
 //   gpu_bench [--quick] [--json FILE]
 //   gpu_bench --cold-start [--repeat N] [--quick] [--json FILE]   (N runs a case, median; 3)
-//   gpu_bench --matmul [--wgmma-tiles "T1;T2;..."] [--json FILE]  (T: "n=256,stages=4,pending=1";
-//                                                                  "" = the default tile)
+//   gpu_bench --matmul [--wgmma-tiles "T1;T2;..."] [--json FILE]
+//                      (T: "m=128,n=256,stages=4,pending=1", any subset)
 // Exits 1 with the reason when there is no GPU.
 #include <stdlib.h>
 #include <unistd.h>
@@ -394,7 +395,13 @@ double RelativeDifference(const HostTensor& a, const HostTensor& b) {
   return scale > 0 ? diff / scale : diff;
 }
 
-int MatmulForms(const std::vector<std::string>& tiles, const std::string& json_path) {
+// Tiles tried at the large shapes unless --wgmma-tiles names others.
+constexpr const char* kSweptTiles =
+    "m=128,n=128,stages=3,pending=0;m=128,n=128,stages=4,pending=1;"
+    "m=128,n=128,stages=5,pending=1;m=128,n=256,stages=3,pending=1;"
+    "m=128,n=256,stages=4,pending=1;m=128,n=256,stages=4,pending=0";
+
+int MatmulForms(const std::vector<std::string>& swept, const std::string& json_path) {
   cuda::CudaDevice* device = DeviceOrSay();
   if (device == nullptr) return 1;
   std::printf("device: %s (%s, %d SMs)\n", device->info().name.c_str(),
@@ -434,11 +441,13 @@ int MatmulForms(const std::vector<std::string>& tiles, const std::string& json_p
       return 1;
     }
     const double base_tflops = c.flops / (base->ms * 1e9);
+    std::vector<std::string> tiles = {""};
+    if (c.flops >= 2.0 * 4096 * 4096 * 4096) tiles.insert(tiles.end(), swept.begin(), swept.end());
     for (const std::string& tile : tiles) {
       absl::StatusOr<FormRun> run = RunForm(c, *graph, inputs, "1", tile);
       if (!run.ok()) {
         std::printf("%-7s %-5s %-16s %10.1f  %-28s failed: %s\n", c.name.c_str(), c.dtype.c_str(),
-                    mkn.c_str(), base_tflops, tile.empty() ? "default" : tile.c_str(),
+                    mkn.c_str(), base_tflops, tile.empty() ? "by size" : tile.c_str(),
                     run.status().ToString().c_str());
         ++failures;
         continue;
@@ -448,7 +457,7 @@ int MatmulForms(const std::vector<std::string>& tiles, const std::string& json_p
       const bool bad = diff > 0.05 || !run->wgmma_in_ptx;
       if (bad) ++failures;
       std::printf("%-7s %-5s %-16s %10.1f  %-28s %10.1f %7.2fx %10.2e%s\n", c.name.c_str(),
-                  c.dtype.c_str(), mkn.c_str(), base_tflops, tile.empty() ? "default" : tile.c_str(),
+                  c.dtype.c_str(), mkn.c_str(), base_tflops, tile.empty() ? "by size" : tile.c_str(),
                   tflops, tflops / base_tflops, diff,
                   !run->wgmma_in_ptx ? "  (no wgmma in the PTX)" : bad ? "  MISMATCH" : "");
       std::fflush(stdout);
@@ -562,7 +571,7 @@ int main(int argc, char** argv) {
   bool quick = false;
   bool cold_start = false;
   bool matmul = false;
-  std::vector<std::string> tiles = {""};
+  std::vector<std::string> tiles = absl::StrSplit(rk::compiler::kSweptTiles, ';');
   int first_compile = -1;
   int repeat = 3;
   std::string json;
