@@ -28,6 +28,9 @@ TORCH_TO_RK = {
     torch.int32: "i32", torch.int64: "i64", torch.bool: "bool",
 }
 RK_TO_TORCH = {v: k for k, v in TORCH_TO_RK.items()}
+# Carried in a wider reprokit dtype: every value exact. Inductor's max-pool offsets
+# (prims._low_memory_max_pool_with_offsets) are int8.
+CARRIED = {torch.int8: "i32"}
 
 # A constant of more elements becomes a graph input: reprokit's inline literal limit
 # (docs/FORMAT.md, "Limits"), which its canonical form reaches for any constant.
@@ -82,13 +85,20 @@ def op_name(target):
 
 
 def rk_dtype(dt):
+    if dt in CARRIED:
+        return CARRIED[dt]
     if dt not in TORCH_TO_RK:
         raise Refused("dtype %s has no reprokit equivalent" % dt)
     return TORCH_TO_RK[dt]
 
 
+def carried(t):
+    """t in the dtype reprokit holds it in (a CARRIED dtype widened)."""
+    return t.to(RK_TO_TORCH[CARRIED[t.dtype]]) if t.dtype in CARRIED else t
+
+
 def tensor_bytes(t):
-    t = t.detach().to("cpu").contiguous()
+    t = carried(t.detach().to("cpu")).contiguous()
     if t.dtype == torch.bfloat16:
         return t.view(torch.int16).numpy().tobytes()
     return t.numpy().tobytes()
@@ -96,7 +106,7 @@ def tensor_bytes(t):
 
 def tensor_numpy(t):
     """NumPy array of a tensor (bf16 as uint16 bit patterns)."""
-    t = t.detach().to("cpu").contiguous()
+    t = carried(t.detach().to("cpu")).contiguous()
     if t.dtype == torch.bfloat16:
         return t.view(torch.int16).numpy().view(np.uint16)
     return t.numpy()
@@ -534,7 +544,7 @@ def _check_type(n, result, out):
             continue
         if not isinstance(r, Value):
             raise Refused("converter produced %r for a tensor result" % (r,))
-        want = (TORCH_TO_RK.get(o.dtype), tuple(o.shape))
+        want = (TORCH_TO_RK.get(o.dtype, CARRIED.get(o.dtype)), tuple(o.shape))
         if (r.dtype, r.shape) != want:
             raise Refused("converter bug: made %s, torch gives %s[%s]" % (
                 r.type_text(), want[0], ",".join(map(str, want[1]))))

@@ -153,6 +153,21 @@ CASES = {
 }
 
 
+def _inductor_pooling(x):
+    from inductor_prims import offsets_to_indices, with_offsets
+    outs = []
+    for kernel, stride, padding, dilation, ceil in (([3, 3], [2, 2], [1, 1], [1, 1], False),
+                                                   ([2, 3], [1, 2], [0, 1], [2, 1], False),
+                                                   ([3, 3], [2, 2], [0, 0], [1, 1], True)):
+        values, offsets = with_offsets(x, kernel, stride, padding, dilation, ceil)
+        outs += [values, offsets, offsets_to_indices(offsets, kernel, list(x.shape[-2:]), stride,
+                                                     padding, dilation)]
+    return tuple(outs)
+
+
+CASES["inductor_pooling"] = (_inductor_pooling, [r(2, 3, 9, 10)])
+
+
 class ConvertOps(unittest.TestCase):
     def check_case(self, name, fn, inputs):
         gm = make_fx(fn)(*inputs)

@@ -343,8 +343,44 @@ def _window_base(stride, padding, width, out_hw):
     return i * width + j
 
 
-def _max_pool_indices(cx, x, kernel, stride, padding, dilation, out_hw, extra=(0, 0)):
-    """torch's indices: the flat H*W position of each window's first largest tap."""
+@on("prims._low_memory_max_pool_with_offsets.default")
+def _max_pool_with_offsets(cx, args, kwargs, out):
+    """Inductor's max_pool2d (torch 2.5+): the values, and each window's first
+    largest tap as its place in the window (kh * kernel_w + kw), int8."""
+    x = _pool_input(cx, cx.tensor(args[0]))
+    kernel = _pair(args[1])
+    stride = _pair(arg(args, kwargs, 2, "stride") or kernel)
+    padding = _pair(arg(args, kwargs, 3, "padding", 0))
+    dilation = _pair(arg(args, kwargs, 4, "dilation", 1))
+    values = _max_pool(cx, [args[0], kernel, stride, padding, dilation,
+                            arg(args, kwargs, 5, "ceil_mode", False)], {}, out[0])
+    out_hw = list(out[0].shape[-2:])
+    extra = [max(0, (out_hw[i] - 1) * stride[i] + dilation[i] * (kernel[i] - 1) + 1
+                 - x.shape[2 + i] - 2 * padding[i]) for i in range(2)]
+    return (values, Lazy(lambda: cx.reshape(cx.cast(
+        _max_pool_taps_argmax(cx, x, kernel, stride, padding, dilation, out_hw, extra),
+        odt(out[1])), out[1].shape)))
+
+
+@on("prims._low_memory_max_pool_offsets_to_indices.default")
+def _max_pool_offsets_to_indices(cx, args, kwargs, out):
+    """The offsets above as torch's indices (flat H*W positions in the input)."""
+    offsets = cx.tensor(args[0])
+    kernel = _pair(args[1])
+    width = int(args[2][-1])
+    stride = _pair(args[3])
+    padding = _pair(args[4])
+    dilation = _pair(arg(args, kwargs, 5, "dilation", 1))
+    out_hw = list(out.shape[-2:])
+    which = cx.cast(offsets, "i64")
+    taps = cx.constant(torch.tensor([da * width + db for da, db in _taps(kernel, dilation)],
+                                    dtype=torch.int64))
+    base = cx.constant(_window_base(stride, padding, width, out_hw))
+    return cx.reshape(cx.binary("add", cx.gather(taps, which, 0), base, "i64"), out.shape)
+
+
+def _max_pool_taps_argmax(cx, x, kernel, stride, padding, dilation, out_hw, extra=(0, 0)):
+    """Each window's first largest tap, as its place in _taps' order."""
     pads = [0, 0, padding[0], padding[1], 0, 0, padding[0] + extra[0], padding[1] + extra[1]]
     padded = cx.op("pad", [x], {"pads": pads, "value": float("-inf")}, x.dtype,
                    [x.shape[0], x.shape[1], x.shape[2] + 2 * padding[0] + extra[0],
@@ -352,7 +388,12 @@ def _max_pool_indices(cx, x, kernel, stride, padding, dilation, out_hw, extra=(0
     taps = _taps(kernel, dilation)
     views = [cx.unsqueeze(_tap_view(cx, padded, da, db, stride, out_hw), 0) for da, db in taps]
     stacked = cx.concat(views, 0)
-    which = cx.op("argmax", [stacked], {"axis": 0, "keepdim": False}, "i64", stacked.shape[1:])
+    return cx.op("argmax", [stacked], {"axis": 0, "keepdim": False}, "i64", stacked.shape[1:])
+
+
+def _max_pool_indices(cx, x, kernel, stride, padding, dilation, out_hw, extra=(0, 0)):
+    """torch's indices: the flat H*W position of each window's first largest tap."""
+    which = _max_pool_taps_argmax(cx, x, kernel, stride, padding, dilation, out_hw, extra)
     width = x.shape[3]
     offsets = cx.constant(torch.tensor([da * width + db for da, db in taps], dtype=torch.int64))
     base = cx.constant(_window_base(stride, padding, width, out_hw))
