@@ -1,6 +1,7 @@
 #include "compiler/cuda/cuda_backend.h"
 
 #include <chrono>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -9,6 +10,8 @@
 #include "base/stopwatch.h"
 #include "base/subprocess.h"
 #include "compiler/backend/lower_to_kernels.h"
+#include "compiler/cuda/runtime/assembly_pipeline.h"
+#include "compiler/cuda/runtime/cubin_builder.h"
 #include "compiler/cuda/runtime/device_warm_up.h"
 #include "compiler/cuda/runtime/ptx_assembler.h"
 
@@ -43,7 +46,19 @@ absl::StatusOr<std::unique_ptr<CudaProgram>> BuildCudaProgram(const kernel::Prog
                                                               CudaTimings& timings,
                                                               DeviceWarmUp* warm_up) {
   const bool dump = !dump_dir.empty();
-  absl::StatusOr<PtxProgram> ptx = CompileToPtx(program, options, dump);
+  // Each module's PTX goes to the assembler as soon as it exists, while the
+  // others still compile (assembly_pipeline.h); dumps go through the driver.
+  // Modules this process has loaded already need no cubin.
+  std::optional<AssemblyPipeline> pipeline;
+  GpuOptions gpu = options;
+  if (!dump) {
+    pipeline.emplace(AssemblyPipeline::SelectedAssemblerFn(), AssemblyPipeline::DeviceArchFn(),
+                     DiskKernelCache::Global(), AssembleThreads(1 << 16));
+    gpu.on_module = [&pipeline](int module, const std::string& text) {
+      if (!CudaDevice::IsLoaded(text)) pipeline->Add(module, text);
+    };
+  }
+  absl::StatusOr<PtxProgram> ptx = CompileToPtx(program, gpu, dump);
   if (!ptx.ok()) return ptx.status();
   // Modules compile on several threads: the wall time is split across the
   // phases in proportion to their summed thread time, so phases add up to it.
@@ -81,7 +96,7 @@ absl::StatusOr<std::unique_ptr<CudaProgram>> BuildCudaProgram(const kernel::Prog
     timings.context_wait_ms = warm_up->wait_ms();
   }
   absl::StatusOr<std::unique_ptr<CudaProgram>> loaded =
-      CudaProgram::Load(program, *std::move(ptx), dump);
+      CudaProgram::Load(program, *std::move(ptx), dump, pipeline ? &*pipeline : nullptr);
   timings.codegen_ms =
       ptx_ms + std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
                    .count();

@@ -13,6 +13,7 @@
 #define REPROKIT_COMPILER_CUDA_CODEGEN_NVPTX_EMITTER_H_
 
 #include <array>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -43,6 +44,11 @@ struct GpuOptions {
   bool tensor_cores = true;
   // With tensor_cores: f32 matmuls too, in TF32 (mma_matmul.h).
   bool tf32 = false;
+  // Called with each module's index and PTX as soon as it exists, on the
+  // thread that compiled it, while others may still compile (ptx_compiler.h):
+  // the runtime starts assembling it (runtime/assembly_pipeline.h). Must be
+  // safe to call from several threads at once. Empty: nothing is called.
+  std::function<void(int module, const std::string& ptx)> on_module;
 };
 
 // How the runtime launches one kernel.

@@ -419,11 +419,14 @@ absl::StatusOr<PtxProgram> CompileToPtx(const kernel::Program& program,
   ParallelFor(modules, threads, [&](int i) {
     if (cached) {
       parts[i] = CompileCachedUnit(**plan, i, options, **target);
-      return;
+    } else {
+      const size_t first = static_cast<size_t>(i) * units / modules;
+      const size_t end = static_cast<size_t>(i + 1) * units / modules;
+      parts[i] = CompileModule(**plan, first, end, options, **target, keep_llvm_text);
     }
-    const size_t first = static_cast<size_t>(i) * units / modules;
-    const size_t end = static_cast<size_t>(i + 1) * units / modules;
-    parts[i] = CompileModule(**plan, first, end, options, **target, keep_llvm_text);
+    // Module i of the result is parts[i]: its PTX can go on (to the
+    // assembler) while other modules compile.
+    if (options.on_module && parts[i].ok()) options.on_module(i, parts[i]->ptx);
   });
   PtxProgram out;
   out.emit_ms = plan_ms;

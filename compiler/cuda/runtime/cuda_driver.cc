@@ -47,6 +47,7 @@ absl::StatusOr<std::shared_ptr<CudaModule>> CudaDevice::LoadCubin(const std::str
   return absl::UnavailableError("no CUDA");
 }
 std::shared_ptr<CudaModule> CudaDevice::FindLoaded(const std::string&) { return nullptr; }
+bool CudaDevice::IsLoaded(const std::string&) { return false; }
 absl::Status CudaDevice::Launch(void*, const LaunchDims&, void**, const std::string&) {
   return absl::UnavailableError("no CUDA");
 }
@@ -368,6 +369,12 @@ std::shared_ptr<CudaModule> CudaDevice::FindLoaded(const std::string& ptx) {
   std::lock_guard<std::mutex> lock(CacheMutex());
   auto it = ModuleCache().find(ptx);
   return it == ModuleCache().end() ? nullptr : it->second.lock();
+}
+
+bool CudaDevice::IsLoaded(const std::string& ptx) {
+  std::lock_guard<std::mutex> lock(CacheMutex());
+  auto it = ModuleCache().find(ptx);
+  return it != ModuleCache().end() && !it->second.expired();
 }
 
 absl::StatusOr<std::shared_ptr<CudaModule>> CudaDevice::LoadCubin(const std::string& ptx,

@@ -100,6 +100,9 @@ class CudaDevice {
   // The module of `ptx` LoadPtx or LoadCubin loaded in this process, while
   // a holder keeps it; null otherwise.
   std::shared_ptr<CudaModule> FindLoaded(const std::string& ptx);
+  // Whether FindLoaded would find `ptx`'s module; needs no context (false
+  // before the device exists).
+  static bool IsLoaded(const std::string& ptx);
   absl::Status Launch(void* function, const LaunchDims& dims, void** params,
                       const std::string& what);
   // Lets `function` launch with up to `bytes` of dynamic shared memory (the

@@ -36,7 +36,8 @@ struct CudaProgram::DeviceState {
 };
 
 absl::StatusOr<std::unique_ptr<CudaProgram>> CudaProgram::Load(const kernel::Program& program,
-                                                              PtxProgram ptx, bool keep_cubin) {
+                                                              PtxProgram ptx, bool keep_cubin,
+                                                              AssemblyPipeline* pipeline) {
   absl::StatusOr<CudaDevice*> device = CudaDevice::Get();
   if (!device.ok()) return device.status();
   std::unique_ptr<CudaProgram> p(new CudaProgram);
@@ -52,7 +53,7 @@ absl::StatusOr<std::unique_ptr<CudaProgram>> CudaProgram::Load(const kernel::Pro
   }
   const int n = static_cast<int>(texts.size());
   absl::StatusOr<std::vector<std::shared_ptr<CudaModule>>> modules =
-      LoadModules(*p->device_, texts, keep_cubin, p->load_timings_);
+      LoadModules(*p->device_, texts, keep_cubin, p->load_timings_, pipeline);
   if (!modules.ok()) return modules.status();
   p->modules_ = *std::move(modules);
   int64_t scratch_bytes = 0;

@@ -30,9 +30,11 @@ class CudaProgram {
  public:
   // Unavailable without a driver or GPU. `program` must outlive the result.
   // With keep_cubin the module goes through the driver's linker and cubin()
-  // holds the machine code.
+  // holds the machine code. `pipeline`: the cubins assembled while the PTX
+  // compiled (module_loader.h), or null.
   static absl::StatusOr<std::unique_ptr<CudaProgram>> Load(const kernel::Program& program,
-                                                           PtxProgram ptx, bool keep_cubin);
+                                                           PtxProgram ptx, bool keep_cubin,
+                                                           AssemblyPipeline* pipeline = nullptr);
 
   // Inputs of exactly the graph's input types, in order (Executable::Run
   // checks them).

@@ -36,12 +36,23 @@ void LoadByDriver(CudaDevice& device, const std::vector<std::string>& ptx, bool 
   timings.assemble_ms = MsSince(start);
 }
 
-// The cubins of the modules not loaded yet, by arch (one in practice).
+// The cubins of the modules not loaded yet, by arch (one in practice); those
+// `pipelined` holds for the right arch are taken from there.
 absl::Status Assemble(const PtxAssembler& assembler, const DeviceInfo& info,
                       const std::vector<std::string>& ptx, const std::vector<int>& todo,
-                      std::vector<std::string>& cubins, ModuleLoadTimings& timings) {
+                      std::map<int, PipelinedCubin>& pipelined, std::vector<std::string>& cubins,
+                      ModuleLoadTimings& timings) {
   std::map<std::string, std::vector<int>> by_arch;
-  for (int i : todo) by_arch[AssemblyArch(ptx[i], info.cc_major, info.cc_minor)].push_back(i);
+  for (int i : todo) {
+    const std::string arch = AssemblyArch(ptx[i], info.cc_major, info.cc_minor);
+    auto made = pipelined.find(i);
+    if (made != pipelined.end() && made->second.arch == arch) {
+      cubins[i] = std::move(made->second.cubin);
+      ++timings.pipelined;
+      continue;
+    }
+    by_arch[arch].push_back(i);
+  }
   for (const auto& [arch, modules] : by_arch) {
     std::vector<std::string> texts;
     for (int i : modules) texts.push_back(ptx[i]);
@@ -62,7 +73,7 @@ absl::Status Assemble(const PtxAssembler& assembler, const DeviceInfo& info,
 
 absl::StatusOr<std::vector<std::shared_ptr<CudaModule>>> LoadModules(
     CudaDevice& device, const std::vector<std::string>& ptx, bool keep_cubin,
-    ModuleLoadTimings& timings) {
+    ModuleLoadTimings& timings, AssemblyPipeline* pipeline) {
   const int n = static_cast<int>(ptx.size());
   const AssemblerChoice& choice = SelectedAssembler();
   timings = ModuleLoadTimings();
@@ -89,7 +100,15 @@ absl::StatusOr<std::vector<std::shared_ptr<CudaModule>>> LoadModules(
     }
     std::vector<std::string> cubins(n);
     const auto start = std::chrono::steady_clock::now();
-    if (absl::Status s = Assemble(*choice.assembler, device.info(), ptx, todo, cubins, timings);
+    PipelineResult made;
+    if (pipeline != nullptr) {
+      made = pipeline->Finish();
+      timings.cubin_cache_hits += made.cache_hits;
+      timings.assembled += made.assembled;
+      timings.threads = std::max(timings.threads, made.threads);
+    }
+    if (absl::Status s =
+            Assemble(*choice.assembler, device.info(), ptx, todo, made.cubins, cubins, timings);
         !s.ok()) {
       return s;
     }

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "compiler/cuda/runtime/assembly_pipeline.h"
 #include "compiler/cuda/runtime/cuda_driver.h"
 
 namespace rk::compiler::cuda {
@@ -35,6 +36,7 @@ struct ModuleLoadTimings {
   int already_loaded = 0;    // reused from earlier loads in this process
   int cubin_cache_hits = 0;  // cubins read from the disk cache
   int assembled = 0;         // cubins assembled now
+  int pipelined = 0;         // cubins of the above made while LLVM ran (assembly_pipeline.h)
   int driver_fallbacks = 0;  // cubins the driver refused, JIT-compiled from PTX instead
   int threads = 1;
   // Wall milliseconds: PTX -> cubin (cache lookups included); with the
@@ -45,9 +47,13 @@ struct ModuleLoadTimings {
 
 // The loaded module of each of `ptx` (in order). With keep_cubin, one
 // module through the driver's linker, which keeps the cubin (dumps).
+// `pipeline`, when given, has been assembling the modules while they
+// compiled (assembly_pipeline.h): its cubins are used where they are for the
+// arch needed, the rest assembled here; the wait for it counts in
+// assemble_ms.
 absl::StatusOr<std::vector<std::shared_ptr<CudaModule>>> LoadModules(
     CudaDevice& device, const std::vector<std::string>& ptx, bool keep_cubin,
-    ModuleLoadTimings& timings);
+    ModuleLoadTimings& timings, AssemblyPipeline* pipeline = nullptr);
 
 }  // namespace rk::compiler::cuda
 
