@@ -26,6 +26,10 @@
 #   tools/run_device_gpu.sh cuda_oracle [N...]  # capture + minify of relu:accuracy in the
 #                                     # N-node DAGs (default 200 1000) with the cpu and the
 #                                     # cuda oracle: wall time, calls, time a call
+#   tools/run_device_gpu.sh latency [ARGS]  # bench/cli_compile_latency.py --device cuda ARGS:
+#                                     # `compile --device=cuda` cold and warm in fresh processes
+#                                     # (chain_1000, attention, the chain uncapped), the phases
+#                                     # (context included), then `check` of the chain capped and not
 #   tools/run_device_gpu.sh campaigns [S] [NAMES]  # fuzz campaigns of S seconds (600) started
 #                                     # in sessions of their own (setsid), so they outlive the
 #                                     # call: inductor (torch_inductor@cuda -j 6), xla
@@ -321,6 +325,11 @@ case "$what" in
   fxe2e) unpack; run_fxe2e "$@"; s=$?; pack; exit $s ;;
   minify_j) unpack; run_minify_j "$@"; s=$?; pack; exit $s ;;
   cuda_oracle) unpack; run_cuda_oracle "$@"; s=$?; pack; exit $s ;;
+  latency)
+    unpack
+    python3 bench/cli_compile_latency.py /tmp/rk/reprokit --device cuda "$@" 2>&1 |
+      tee "$out/compile_latency.txt"
+    s=${PIPESTATUS[0]}; [[ -n "${OUT:-}" ]] && cp "$out/compile_latency.txt" "$OUT/"; exit $s ;;
   campaigns) unpack; run_campaigns "$@"; exit $? ;;
   collect) run_collect "$@"; exit $? ;;
   all)
@@ -336,5 +345,5 @@ case "$what" in
     if [[ "${1:-0}" != 0 ]]; then run_fuzz "$1"; f=$?; pack; fi
     echo "=== tests exit $t, bench exit $b, torch exit $p, fuzz exit $f"
     exit $((t | b | p | f)) ;;
-  *) echo "usage: tools/run_device_gpu.sh tests|bench|torch|cold|fuzz|grad|fxpool|minify_j|cuda_oracle|campaigns|collect|all [args]" >&2; exit 2 ;;
+  *) echo "usage: tools/run_device_gpu.sh tests|bench|torch|cold|fuzz|grad|fxpool|minify_j|cuda_oracle|latency|campaigns|collect|all [args]" >&2; exit 2 ;;
 esac
