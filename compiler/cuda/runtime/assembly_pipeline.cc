@@ -91,11 +91,23 @@ AssemblyPipeline::AssemblerFn AssemblyPipeline::SelectedAssemblerFn() {
   return []() -> const PtxAssembler* { return SelectedAssembler().assembler.get(); };
 }
 
+std::string PtxTargetArch(std::string_view ptx) {
+  constexpr std::string_view kTarget = ".target sm_";
+  const size_t at = ptx.find(kTarget);
+  int number = 0;
+  for (size_t i = at == std::string_view::npos ? ptx.size() : at + kTarget.size();
+       i < ptx.size() && ptx[i] >= '0' && ptx[i] <= '9'; ++i) {
+    number = number * 10 + (ptx[i] - '0');
+  }
+  return AssemblyArch(ptx, number / 10, number % 10);
+}
+
 AssemblyPipeline::ArchFn AssemblyPipeline::DeviceArchFn() {
   return [](std::string_view ptx) -> absl::StatusOr<std::string> {
-    absl::StatusOr<DeviceInfo> info = CudaDevice::Describe();
-    if (!info.ok()) return info.status();
-    return AssemblyArch(ptx, info->cc_major, info->cc_minor);
+    std::optional<absl::StatusOr<DeviceInfo>> info = CudaDevice::DescribeIfKnown();
+    if (!info.has_value()) return PtxTargetArch(ptx);  // cuInit still running: guess
+    if (!info->ok()) return info->status();
+    return AssemblyArch(ptx, (*info)->cc_major, (*info)->cc_minor);
   };
 }
 

@@ -5,12 +5,16 @@
 // assembles only what is missing. So a cold GPU compile's PTX->SASS overlaps
 // its LLVM part instead of following it (docs/GPU.md, "Cold compile").
 //
-// A module is assembled for the arch `arch` gives (on a GPU: the device's,
-// from CudaDevice::Describe, which waits for cuInit only, not the context)
-// by the assembler `assembler` gives (null: the driver's JIT, nothing to do
-// here), through BuildCubins (cubin_builder.h) and its disk cache. A module
-// that fails here is simply not in the result: the loader assembles it again
-// and reports the error as before. The destructor drops what is queued and
+// A module is assembled for the arch `arch` gives by the assembler
+// `assembler` gives (null: the driver's JIT, nothing to do here), through
+// BuildCubins (cubin_builder.h) and its disk cache. On a GPU (DeviceArchFn)
+// the arch is the device's (CudaDevice::DescribeIfKnown) or, while cuInit
+// still runs on the context's thread, the PTX's own target (PtxTargetArch:
+// sm_90 PTX on an sm_90 device, the default case) instead of waiting for it;
+// without a GPU nothing is assembled. The loader uses a cubin only when its
+// arch is the one the device needs, so a wrong guess costs only its work. A
+// module that fails here is simply not in the result: the loader assembles
+// it again and reports the error as before. The destructor drops what is queued and
 // joins the threads, so none outlives the pipeline's owner on any way out.
 //
 // Tested by compiler/cuda/runtime/assembly_pipeline_test.cc (a stand-in
@@ -40,6 +44,10 @@ struct PipelinedCubin {
   std::string cubin;
 };
 
+// The arch a device of the PTX's own target would assemble it for: sm_90
+// for `.target sm_90`, sm_90a for `.target sm_90a`.
+std::string PtxTargetArch(std::string_view ptx);
+
 struct PipelineResult {
   std::map<int, PipelinedCubin> cubins;  // by module index
   int cache_hits = 0;  // cubins read from the disk cache
@@ -67,7 +75,7 @@ class AssemblyPipeline {
   PipelineResult Finish();
 
   // The production resolvers: SelectedAssembler (ptx_assembler.h), and
-  // AssemblyArch of the device's compute capability (CudaDevice::Describe).
+  // AssemblyArch of the device's compute capability, or the guess above.
   static AssemblerFn SelectedAssemblerFn();
   static ArchFn DeviceArchFn();
 

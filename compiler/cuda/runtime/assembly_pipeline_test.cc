@@ -18,6 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "compiler/cuda/codegen/ptx_compiler.h"
 #include "compiler/cuda/codegen/ptx_test_util.h"
+#include "compiler/cuda/runtime/cuda_driver.h"
 #include "compiler/cuda/runtime/ptxas_assembler.h"
 #include "gtest/gtest.h"
 
@@ -151,6 +152,19 @@ TEST(AssemblyPipelineTest, TheOwnersWayOutDropsWhatIsQueuedAndJoins) {
                         std::chrono::steady_clock::now() - start).count();
   EXPECT_LT(fake.calls(), 50);
   EXPECT_LT(ms, 50 * 20 / 2) << "queued modules were assembled, not dropped";
+}
+
+TEST(AssemblyPipelineTest, TheGuessedArchIsThePtxsOwnTarget) {
+  EXPECT_EQ(PtxTargetArch(".version 8.0\n.target sm_90\n.address_size 64\n"), "sm_90");
+  EXPECT_EQ(PtxTargetArch(".target sm_90a\n"), "sm_90a");
+  EXPECT_EQ(PtxTargetArch(".target sm_86\n"), "sm_86");
+  // Without a GPU (known once cuInit has failed here), nothing to assemble for.
+  if (!CudaDevice::Describe().ok()) {
+    absl::StatusOr<std::string> arch = AssemblyPipeline::DeviceArchFn()(".target sm_90\n");
+    EXPECT_FALSE(arch.ok());
+  } else {
+    EXPECT_TRUE(AssemblyPipeline::DeviceArchFn()(".target sm_90\n").ok());
+  }
 }
 
 TEST(AssemblyPipelineTest, CompileToPtxHandsEachModuleOverOnceAsItIsPrinted) {

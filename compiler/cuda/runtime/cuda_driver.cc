@@ -1,5 +1,6 @@
 #include "compiler/cuda/runtime/cuda_driver.h"
 
+#include <atomic>
 #include <cstdlib>
 #include <map>
 #include <mutex>
@@ -25,6 +26,10 @@ absl::StatusOr<CudaDevice*> CudaDevice::Get() {
 }
 absl::StatusOr<DeviceInfo> CudaDevice::Describe() {
   return absl::UnavailableError("no GPU support: reprokit was built without the CUDA headers");
+}
+std::optional<absl::StatusOr<DeviceInfo>> CudaDevice::DescribeIfKnown() {
+  return absl::StatusOr<DeviceInfo>(
+      absl::UnavailableError("no GPU support: reprokit was built without the CUDA headers"));
 }
 absl::Status CudaDevice::MakeCurrent() const { return absl::UnavailableError("no CUDA"); }
 absl::StatusOr<DevicePtr> CudaDevice::Allocate(size_t) { return absl::UnavailableError("no CUDA"); }
@@ -182,6 +187,12 @@ struct DriverInit {
   DeviceInfo info;
 };
 
+// Set once InitDriver has finished (DescribeIfKnown).
+std::atomic<const DriverInit*>& InitDone() {
+  static std::atomic<const DriverInit*> done{nullptr};
+  return done;
+}
+
 const DriverInit& InitDriver() {
   static const DriverInit* init = [] {
     auto* out = new DriverInit;
@@ -221,10 +232,18 @@ const DriverInit& InitDriver() {
     if (d->cuDeviceTotalMem(&total, handle) == CUDA_SUCCESS) info.total_memory = total;
     return out;
   }();
+  InitDone().store(init, std::memory_order_release);
   return *init;
 }
 
 }  // namespace
+
+std::optional<absl::StatusOr<DeviceInfo>> CudaDevice::DescribeIfKnown() {
+  const DriverInit* init = InitDone().load(std::memory_order_acquire);
+  if (init == nullptr) return std::nullopt;
+  if (!init->status.ok()) return absl::StatusOr<DeviceInfo>(init->status);
+  return absl::StatusOr<DeviceInfo>(init->info);
+}
 
 absl::StatusOr<DeviceInfo> CudaDevice::Describe() {
   const DriverInit& init = InitDriver();

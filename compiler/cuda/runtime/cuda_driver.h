@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -76,6 +77,9 @@ class CudaDevice {
   // one thread can learn the arch while another creates the context. The
   // same Unavailable status as Get where there is no driver or device.
   static absl::StatusOr<DeviceInfo> Describe();
+  // Describe's answer once some thread has had it, else nullopt (cuInit not
+  // started or still running); never waits.
+  static std::optional<absl::StatusOr<DeviceInfo>> DescribeIfKnown();
 
   const DeviceInfo& info() const { return info_; }
   // Makes the primary context current on the calling thread.

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <optional>
 
 #include "compiler/cuda/runtime/cuda_driver.h"
 #include "gtest/gtest.h"
@@ -69,6 +70,11 @@ TEST(DeviceWarmUpTest, WaitWithoutStartMakesTheContextThere) {
 TEST(DeviceWarmUpTest, DescribeAgreesWithGet) {
   absl::StatusOr<DeviceInfo> info = CudaDevice::Describe();
   absl::StatusOr<CudaDevice*> device = CudaDevice::Get();
+  // Once Describe has answered, DescribeIfKnown gives the same without waiting.
+  std::optional<absl::StatusOr<DeviceInfo>> known = CudaDevice::DescribeIfKnown();
+  ASSERT_TRUE(known.has_value());
+  ASSERT_EQ(known->ok(), info.ok());
+  if (info.ok()) EXPECT_EQ((*known)->arch(), info->arch());
   // Without a driver or device both fail, Unavailable; with a driver but no
   // usable context only Get does.
   if (!info.ok()) EXPECT_FALSE(device.ok());
