@@ -145,4 +145,16 @@ h1=$(grep '"bundle_hash"' b/repro.json)
 "$R" import again.onnx -o b2 > /dev/null
 h2=$(grep '"bundle_hash"' b2/repro.json)
 [[ -n "$h1" && "$h1" == "$h2" ]] || fail "canonical hash changed: '$h1' vs '$h2'"
+echo "== a weight over the inline-literal limit (an embedding table of 4,194,312 elements)"
+"$python" - <<'PY'
+import numpy as np, onnx
+from onnx import helper, TensorProto, numpy_helper
+table = np.arange(4194312, dtype=np.float32).reshape(524289, 8) / 1024.0
+g = helper.make_graph([helper.make_node("Gather", ["table", "ids"], ["y"], name="embed")], "embed",
+                      [helper.make_tensor_value_info("ids", TensorProto.INT64, [3])],
+                      [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3, 8])],
+                      [numpy_helper.from_array(table, "table")])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), "embed.onnx")
+PY
+expect_exit 0 "verdict:   pass" "$R" check embed.onnx
 echo PASS

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <sstream>
 #include <vector>
@@ -21,7 +22,6 @@ namespace {
 // Limits that keep hostile input from exhausting memory.
 constexpr int kMaxRank = 32;
 constexpr int64_t kMaxTypeElements = int64_t{1} << 40;
-constexpr int64_t kMaxLiteralElements = int64_t{1} << 22;
 constexpr int64_t kMaxFileBytes = int64_t{1} << 30;
 
 bool IsDigits(std::string_view s) {
@@ -352,10 +352,10 @@ class Parser {
     if (token_.kind == TokenKind::kBlobRef) return ResolveBlob(Take(), *type);
     if (token_.kind != TokenKind::kLBracket) return Expected("'[' or 'sha256:<hex>'");
     Token open = Take();
-    if (type->num_elements() > kMaxLiteralElements) {
+    if (type->num_elements() > options_.max_literal_elements) {
       return ErrorAt(type_token, absl::StrCat("inline literal of ", type->num_elements(),
                                               " elements exceeds the limit of ",
-                                              kMaxLiteralElements));
+                                              options_.max_literal_elements));
     }
     std::vector<Token> elements;
     while (token_.kind != TokenKind::kRBracket) {
@@ -418,6 +418,12 @@ class Parser {
 };
 
 }  // namespace
+
+absl::StatusOr<Graph> ParseInline(std::string_view text) {
+  ParseOptions options;
+  options.max_literal_elements = std::numeric_limits<int64_t>::max();
+  return Parse(text, options);
+}
 
 absl::StatusOr<Graph> Parse(std::string_view text, const ParseOptions& options) {
   return Parser(text, options).Run();

@@ -13,6 +13,7 @@
 #ifndef REPROKIT_COMPILER_IR_PARSER_H_
 #define REPROKIT_COMPILER_IR_PARSER_H_
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -29,12 +30,22 @@ class BlobResolver {
                                          const TensorType& type) = 0;
 };
 
+// The most elements an inline `dense<...>[...]` literal of a file may have
+// (larger constants go in blobs: docs/FORMAT.md, "Limits").
+inline constexpr int64_t kMaxLiteralElements = int64_t{1} << 22;
+
 struct ParseOptions {
   std::string filename = "<input>";  // used in error messages
   BlobResolver* resolver = nullptr;  // required only for sha256 references
+  // Text reprokit printed itself for one of its own processes (PrintInline, on
+  // the oracle's and the backend protocol's wire) holds every constant inline,
+  // whatever its size: such readers lift the limit.
+  int64_t max_literal_elements = kMaxLiteralElements;
 };
 
 absl::StatusOr<Graph> Parse(std::string_view text, const ParseOptions& options = {});
+// Parses what PrintInline printed for another reprokit process: no literal limit.
+absl::StatusOr<Graph> ParseInline(std::string_view text);
 // Reads and parses a file (errors name the path).
 absl::StatusOr<Graph> ParseFile(const std::string& path, BlobResolver* resolver = nullptr);
 

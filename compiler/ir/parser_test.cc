@@ -177,6 +177,28 @@ TEST(ParserTest, MalformedInputsReportLineColumnAndReason) {
   }
 }
 
+// A file's inline literals are capped; text reprokit printed for its own
+// processes (PrintInline on the oracle's wire) holds every constant inline.
+TEST(ParserTest, InlineTextFromReprokitHasNoLiteralLimit) {
+  const int64_t n = kMaxLiteralElements + 1;
+  std::string text = absl::StrCat("graph @g() {\n  %c = constant() {value=dense<i32[", n, "]>[");
+  for (int64_t i = 0; i < n; ++i) absl::StrAppend(&text, i == 0 ? "" : ",", i % 7);
+  absl::StrAppend(&text, "]} : i32[", n, "]\n  return %c\n}\n");
+  EXPECT_THAT(ErrorLine(text), HasSubstr("exceeds the limit of 4194304"));
+  absl::StatusOr<Graph> graph = ParseInline(text);
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  absl::StatusOr<Graph> again = ParseInline(PrintInline(*graph));
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(PrintInline(*again), PrintInline(*graph));
+
+  ParseOptions small;
+  small.max_literal_elements = 3;
+  absl::StatusOr<Graph> capped = Parse(
+      "graph @g() {\n  %c = constant() {value=dense<f32[4]>[1,2,3,4]} : f32[4]\n  return %c\n}\n",
+      small);
+  EXPECT_THAT(capped.status().message(), HasSubstr("inline literal of 4 elements exceeds the limit of 3"));
+}
+
 // Random graphs, their round trips and mutations of their text:
 // compiler/generator/ir_round_trip_test.cc.
 TEST(ParserTest, SurvivesHostileInputs) {

@@ -40,7 +40,7 @@ RunReply Failure(int64_t id, const char* kind, const absl::Status& status) {
 }
 
 RunReply Handle(const RunRequest& request, int out_fd) {
-  absl::StatusOr<compiler::Graph> graph = compiler::Parse(request.graph_text);
+  absl::StatusOr<compiler::Graph> graph = compiler::ParseInline(request.graph_text);
   if (!graph.ok()) return Failure(request.id, "compile_error", graph.status());
   compiler::CompileOptions options;
   if (absl::Status s = options.Set("device", request.device); !s.ok()) {

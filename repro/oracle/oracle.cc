@@ -356,7 +356,7 @@ absl::StatusOr<std::unique_ptr<Oracle>> Oracle::Create(const Config& config) {
   JobHandler handler = [](std::string_view bytes) -> absl::StatusOr<std::string> {
     absl::StatusOr<OracleRequest> q = DecodeRequest(bytes);
     if (!q.ok()) return q.status();
-    absl::StatusOr<Graph> graph = compiler::Parse(q->graph_text);
+    absl::StatusOr<Graph> graph = compiler::ParseInline(q->graph_text);
     if (!graph.ok()) return graph.status();
     absl::StatusOr<CompileOptions> options = CompileOptions::Parse(q->options_text);
     if (!options.ok()) return options.status();
