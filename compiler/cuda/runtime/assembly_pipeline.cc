@@ -19,6 +19,10 @@ AssemblyPipeline::~AssemblyPipeline() { Stop(/*drop_queued=*/true); }
 void AssemblyPipeline::Add(int module, std::string ptx) {
   std::lock_guard<std::mutex> lock(mu_);
   if (closed_) return;
+  // A text seen before (the same kernel twice in a program) is assembled once.
+  auto [same, first] = modules_of_text_.try_emplace(ptx);
+  same->second.push_back(module);
+  if (!first) return;
   queue_.emplace_back(module, std::move(ptx));
   // A thread for it unless one is free, up to max_threads_.
   if (idle_ == 0 && static_cast<int>(threads_.size()) < max_threads_) {
@@ -84,6 +88,12 @@ PipelineResult AssemblyPipeline::Finish() {
   PipelineResult out = std::move(result_);
   result_ = PipelineResult();
   out.threads = threads;
+  for (const auto& [text, modules] : modules_of_text_) {
+    auto made = out.cubins.find(modules.front());
+    if (made == out.cubins.end()) continue;
+    for (size_t k = 1; k < modules.size(); ++k) out.cubins[modules[k]] = made->second;
+  }
+  modules_of_text_.clear();
   return out;
 }
 

@@ -69,6 +69,7 @@ class AssemblyPipeline {
   AssemblyPipeline& operator=(const AssemblyPipeline&) = delete;
 
   // Queues module `module`; safe from several threads. Ignored after Finish.
+  // A text added before is not assembled again: its cubin serves both.
   void Add(int module, std::string ptx);
   // Waits for every module added, joins the threads; the cubins made. Later
   // calls return an empty result.
@@ -90,6 +91,8 @@ class AssemblyPipeline {
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<std::pair<int, std::string>> queue_;
+  // Every text added, with its modules (the first is the one assembled).
+  std::map<std::string, std::vector<int>> modules_of_text_;
   std::vector<std::thread> threads_;
   int idle_ = 0;
   bool closed_ = false;

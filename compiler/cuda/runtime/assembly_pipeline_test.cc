@@ -96,6 +96,21 @@ TEST(AssemblyPipelineTest, ModulesAssembleAsTheyArriveAndComeBackByIndex) {
   EXPECT_TRUE(pipeline.Finish().cubins.empty());
 }
 
+TEST(AssemblyPipelineTest, TheSameTextTwiceIsAssembledOnce) {
+  SlowFakeAssembler fake;
+  AssemblyPipeline pipeline([&] { return &fake; }, Sm90(), nullptr, 4);
+  pipeline.Add(0, Module(0));
+  pipeline.Add(1, Module(1));
+  pipeline.Add(2, Module(0));
+  pipeline.Add(3, Module(0));
+  PipelineResult result = pipeline.Finish();
+  EXPECT_EQ(fake.calls(), 2);
+  ASSERT_EQ(result.cubins.size(), 4u);
+  EXPECT_EQ(result.cubins[2].cubin, result.cubins[0].cubin);
+  EXPECT_EQ(result.cubins[3].cubin, result.cubins[0].cubin);
+  EXPECT_NE(result.cubins[1].cubin, result.cubins[0].cubin);
+}
+
 TEST(AssemblyPipelineTest, CubinsComeFromTheDiskCacheTheSecondTime) {
   const std::string dir = FreshDir("pipeline_cache");
   DiskKernelCache cache(dir, DiskKernelCache::kDefaultMaxBytes);
