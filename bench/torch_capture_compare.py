@@ -45,6 +45,7 @@ import re
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -125,7 +126,7 @@ def child_reprokit(args):
     out = os.path.join(args.work, "bugs")
     backend = reprokit_torch.backend("inductor", out=out, level="accuracy",
                                      reprokit=args.reprokit, reprokit_backend="torch_inductor",
-                                     reprokit_backend_options=bug)
+                                     reprokit_backend_options=bug, pool=args.jobs)
     result = {"flow": "reprokit", "model": args.child}
     try:
         run_model(model, inputs, training, backend)
@@ -143,8 +144,8 @@ def child_reprokit(args):
     bundle = failing[0]["path"]
     result["bundle_nodes"] = _nodes(os.path.join(bundle, "graph.rk"))
     minimized = bundle + ".min"
-    # No pool: minify starts its J torch_inductor processes itself (docs/BACKENDS.md).
-    env = dict(os.environ, REPROKIT_BACKEND_POOL="off")
+    # The pool the capture started (pool=J) is warm by now: minify uses it.
+    env = dict(os.environ)
     started = time.monotonic()
     try:
         p = subprocess.run([args.reprokit, "minify", bundle, "-o", minimized, "--backend",
@@ -160,6 +161,8 @@ def child_reprokit(args):
     except subprocess.TimeoutExpired:
         result["error"] = "minify: over %d s" % args.timeout
     result["total_seconds"] = time.monotonic() - t0
+    subprocess.run([args.reprokit, "backend-pool", "stop", "torch_inductor"],
+                   capture_output=True, env=env)  # untimed: a user leaves it to stop idle
     if os.path.isdir(minimized):
         result["standalone"] = standalone(args, minimized, env)
     if not args.skip_fx and capture.failures:
@@ -294,7 +297,12 @@ def flow_reprokit(model, args):
             "--reprokit", args.reprokit, "--jobs", str(args.jobs), "--timeout", str(args.timeout)]
     if args.skip_fx:
         argv.append("--skip-fx")
-    p, seconds = run_child(argv, fresh_env(work), work, 3 * args.timeout)
+    env = fresh_env(work)
+    # This flow's pool only, in a short folder (a Unix socket's path has 107 bytes).
+    env["REPROKIT_BACKEND_POOL_DIR"] = tempfile.mkdtemp(prefix="rkpool-")
+    p, seconds = run_child(argv, env, work, 3 * args.timeout)
+    subprocess.run([args.reprokit, "backend-pool", "stop", "torch_inductor"], capture_output=True,
+                   env=env)  # after a child that failed before stopping it
     if isinstance(p, subprocess.TimeoutExpired):
         return {"error": "over %d s" % (3 * args.timeout), "wall_seconds": seconds}
     lines = [l for l in p.stdout.splitlines() if l.startswith("{")]
@@ -307,8 +315,10 @@ def flow_reprokit(model, args):
     # What the capturing backend said (a bundle saved, or why none could be).
     result["capture_log"] = [l[:400] for l in p.stderr.splitlines()
                              if l.startswith(("reprokit_torch:", "  "))][:40]
-    # Cold start to minimal bundle: the capture process up to minify's end.
-    result["wall_seconds"] = seconds - (result.get("fx", {}).get("seconds") or 0)
+    # Cold start to minimal bundle: the capture process up to minify's end (the
+    # standalone repro.py's verification and fx_minifier's run are not counted).
+    result["wall_seconds"] = seconds - (result.get("fx", {}).get("seconds") or 0) - (
+        result.get("standalone", {}).get("seconds") or 0)
     return result
 
 
@@ -367,18 +377,19 @@ def flow_pytorch(model, args):
 
 
 def table(rows):
-    out = ["| model | flow | cold start to minimal repro | oracle calls | nodes: start -> final | outcome |",
+    out = ["| model | flow | cold start to minimal repro (reprokit: bundle) | oracle calls | nodes: start -> final | outcome |",
            "| --- | --- | --- | --- | --- | --- |"]
     for r in rows:
         rk, pt = r.get("reprokit"), r.get("pytorch")
         if rk:
             fx = rk.get("fx") or {}
             sa = rk.get("standalone") or {}
-            out.append("| %s | reprokit_torch | %s | %s | %s -> %s | %s; repro.py %s |" % (
+            out.append("| %s | reprokit_torch | %s | %s | %s -> %s | %s; standalone repro.py %s |" % (
                 r["model"], _s(rk.get("wall_seconds")), rk.get("oracle_calls", "-"),
                 rk.get("bundle_nodes", "-"), rk.get("final_nodes", "-"),
                 rk.get("error") or rk.get("signature") or "ok",
-                sa.get("error") or "exit %s, %s bytes" % (sa.get("exit"), sa.get("repro_bytes"))))
+                sa.get("error") or "exit %s, %s bytes (export and run: %s)" % (
+                    sa.get("exit"), sa.get("repro_bytes"), _s(sa.get("seconds")))))
             if fx:
                 out.append("| %s | fx_minifier (captured graph, warm) | %s | %s | %s -> %s | %s |" % (
                     r["model"], _s(fx.get("seconds")), fx.get("calls", "-"),

@@ -150,7 +150,7 @@ def command_line():
 def save(gm, example_inputs, out_dir, *, name=None, backend=None, backend_options=None,
          device=None, stage=None, graph_kind="graph", inner_backend=None, inner_config=None,
          torch_verdict=None, grad_inputs=(), random="refuse", reprokit=None, judge=True,
-         decompositions=None, tolerance=None, options=(), trace="auto"):
+         decompositions=None, tolerance=None, options=(), trace="auto", pool=0):
     """Writes the bundle `out_dir` for `gm` run on `example_inputs`; returns its path.
 
     gm: an ATen-level GraphModule (make_fx, AOT autograd), or a Dynamo-level one,
@@ -164,6 +164,9 @@ def save(gm, example_inputs, out_dir, *, name=None, backend=None, backend_option
     options: more reprokit compile options, "key=value" (e.g. "faults=relu:accuracy").
     trace: "auto" traces a graph with non-ATen nodes, or with in-place ops, with make_fx
       (functionalized); False never does.
+    pool: with an external backend and judge, first start `reprokit backend-pool` of
+      this many processes (once per process; it stops after 10 idle minutes), so that
+      this judgement and a later `reprokit minify` find the backend started and warm.
     Raises convert.UnsupportedOpsError listing every op that does not map.
     """
     example_inputs = list(example_inputs)
@@ -199,8 +202,31 @@ def save(gm, example_inputs, out_dir, *, name=None, backend=None, backend_option
         raise
     binary = find_reprokit(reprokit) if judge else None
     if binary:
+        if pool and backend:
+            start_pool(binary, backend, pool, device)
         judge_bundle(out_dir, binary)
     return out_dir
+
+
+_POOLS_STARTED = set()
+
+
+def start_pool(binary, backend, jobs, device, idle=600):
+    """`reprokit backend-pool start` (once per backend and process): returns when its
+    first process is warm on `device`; the others warm up while the caller goes on."""
+    if (backend, device) in _POOLS_STARTED or os.environ.get("REPROKIT_BACKEND_POOL") == "off":
+        return
+    _POOLS_STARTED.add((backend, device))
+    try:
+        proc = subprocess.run([binary, "backend-pool", "start", backend, "-j", str(int(jobs)),
+                               "--warm", device, "--ready", "first", "--idle", str(idle)],
+                              capture_output=True, text=True, timeout=300)
+    except subprocess.TimeoutExpired:
+        sys.stderr.write("reprokit_torch: the %s pool did not start in 300 s\n" % backend)
+        return
+    if proc.returncode != 0:  # judging still works without it: said, not raised
+        sys.stderr.write("reprokit_torch: could not start the %s pool (exit %d): %s\n" % (
+            backend, proc.returncode, proc.stderr.strip()[-300:]))
 
 
 def _write(tmp, conv, a):

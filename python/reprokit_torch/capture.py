@@ -173,7 +173,7 @@ class GraphCapture:
 
     def __init__(self, out="bugs", level="accuracy", stage="aot", inner_name="",
                  reprokit_backend=None, reprokit_backend_options=None, tol=None, judge=True,
-                 reprokit=None, random="inputs", log=sys.stderr):
+                 reprokit=None, random="inputs", pool=0, log=sys.stderr):
         if level not in LEVELS:
             raise ValueError("level must be one of %s, not %r" % (", ".join(LEVELS), level))
         if stage not in STAGES:
@@ -182,6 +182,7 @@ class GraphCapture:
         self.reprokit_backend = reprokit_backend
         self.reprokit_backend_options = reprokit_backend_options
         self.tol, self.judge, self.reprokit, self.random = tol, judge, reprokit, random
+        self.pool = pool
         self.log = log
         self.counter = itertools.count()
         self.saved = []     # (path, verdict kind)
@@ -296,7 +297,7 @@ class GraphCapture:
                 inner_config=inductor_config_diff() if "inductor" in str(self.inner_name) else {},
                 backend=self.reprokit_backend, backend_options=self.backend_options(),
                 device=device, torch_verdict=verdict, judge=self.judge, reprokit=self.reprokit,
-                random=self.random, trace=self.stage == "dynamo")
+                random=self.random, trace=self.stage == "dynamo", pool=self.pool)
             self.saved.append((saved, verdict["kind"]))
             self.log.write("reprokit_torch: %s in the %s graph: bundle %s\n" % (
                 verdict["kind"], kind, saved))
@@ -329,7 +330,9 @@ def backend(inner="inductor", out="bugs", level="accuracy", stage="aot", **optio
     options: reprokit_backend (the backend the bundle replays with; default
     "torch_inductor" for Inductor, else reprokit's built-in compiler),
     reprokit_backend_options, tol, judge, reprokit (binary path), random
-    ("inputs": random ops' values become graph inputs, or "refuse").
+    ("inputs": random ops' values become graph inputs, or "refuse"), pool (N > 0:
+    at the first failure, start a warm `reprokit backend-pool` of N processes of the
+    replay backend, used by the judgement and by a later `reprokit minify`).
     """
     name = inner if isinstance(inner, str) else getattr(inner, "__name__", "custom")
     if "reprokit_backend" not in options and name == "inductor":

@@ -214,6 +214,31 @@ class Bundles(unittest.TestCase):
         got = run_outputs(path)
         assert_close(self, got[0], x * torch.arange(210.0).view(3, 70), "blob constant")
 
+    def test_a_pool_is_started_for_the_judgement_and_left_warm(self):
+        import tempfile
+        from reprokit_torch import bundle as bundle_mod
+        pool_dir = tempfile.mkdtemp(prefix="rkpool-")  # a Unix socket's path is short
+        env = dict(os.environ, REPROKIT_BACKEND_POOL_DIR=pool_dir)
+        old = dict(os.environ)
+        os.environ.update(env)
+        try:
+            x = r(4, 6)
+            gm = make_fx(lambda x: torch.relu(x) * 2)(x)
+            path = reprokit_torch.save(gm, [x], new_dir("pooled"), backend="reprokit", pool=2,
+                                       options=["faults=relu:accuracy"])
+            self.assertIn(("reprokit", "cpu"), bundle_mod._POOLS_STARTED)
+            doc = load_json(os.path.join(path, "repro.json"))
+            self.assertTrue(doc["expected"]["judged"], doc["expected"])
+            status = reprokit("backend-pool", "status", "reprokit", "--json")
+            self.assertEqual(status.returncode, 0, status.stderr)
+            counters = json.loads(status.stdout)
+            self.assertGreaterEqual(counters["served"], 1, counters)  # the judgement used it
+        finally:
+            reprokit("backend-pool", "stop", "reprokit")
+            os.environ.clear()
+            os.environ.update(old)
+            bundle_mod._POOLS_STARTED.discard(("reprokit", "cpu"))
+
     def test_scalar_and_huge_constants(self):
         convert_mod = sys.modules["reprokit_torch.convert"]  # the module, not the function
         big = torch.randn(8, 16)
