@@ -218,9 +218,9 @@ class Bundles(unittest.TestCase):
         import tempfile
         from reprokit_torch import bundle as bundle_mod
         pool_dir = tempfile.mkdtemp(prefix="rkpool-")  # a Unix socket's path is short
-        env = dict(os.environ, REPROKIT_BACKEND_POOL_DIR=pool_dir)
         old = dict(os.environ)
-        os.environ.update(env)
+        os.environ["REPROKIT_BACKEND_POOL_DIR"] = pool_dir
+        os.environ.pop("REPROKIT_BACKEND_POOL", None)  # "off" in the test environment
         try:
             x = r(4, 6)
             gm = make_fx(lambda x: torch.relu(x) * 2)(x)

@@ -394,6 +394,7 @@ def _max_pool_taps_argmax(cx, x, kernel, stride, padding, dilation, out_hw, extr
 def _max_pool_indices(cx, x, kernel, stride, padding, dilation, out_hw, extra=(0, 0)):
     """torch's indices: the flat H*W position of each window's first largest tap."""
     which = _max_pool_taps_argmax(cx, x, kernel, stride, padding, dilation, out_hw, extra)
+    taps = _taps(kernel, dilation)
     width = x.shape[3]
     offsets = cx.constant(torch.tensor([da * width + db for da, db in taps], dtype=torch.int64))
     base = cx.constant(_window_base(stride, padding, width, out_hw))
