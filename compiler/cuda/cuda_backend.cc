@@ -35,9 +35,11 @@ std::string Sass(const std::string& dir) {
 
 std::string ResolveArch(const std::string& arch) {
   if (arch != "auto") return arch;
-  absl::StatusOr<CudaDevice*> device = CudaDevice::Get();
+  // cuInit and the device's attributes only: the context is still being made
+  // on the warm-up's thread (device_warm_up.h) while LLVM runs.
+  absl::StatusOr<DeviceInfo> device = CudaDevice::Describe();
   if (!device.ok()) return "sm_90";  // PTX (dumps) without a GPU
-  return NvptxArchFor((*device)->info().cc_major, (*device)->info().cc_minor);
+  return NvptxArchFor(device->cc_major, device->cc_minor);
 }
 
 absl::StatusOr<std::unique_ptr<CudaProgram>> BuildCudaProgram(const kernel::Program& program,
