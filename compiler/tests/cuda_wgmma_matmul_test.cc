@@ -7,7 +7,8 @@
 // batched and broadcast operands, a linear layer with a fused epilogue, long
 // k; every program checked to hold wgmma, so a silent fallback to mma.sync
 // fails. A planted fault in the matmul's result still shows, and
-// REPROKIT_WGMMA=0 brings mma.sync back. Skips without a GPU of compute
+// REPROKIT_WGMMA=0 brings mma.sync back. The warp-specialized variant (ws=1)
+// is judged the same way, last. Skips without a GPU of compute
 // capability 9.0.
 #include <cstdlib>
 #include <string>
@@ -22,9 +23,9 @@
 namespace rk::compiler {
 namespace {
 
-#define REQUIRE_SM90()                                                              \
-  do {                                                                              \
-    REQUIRE_GPU();                                                                  \
+#define REQUIRE_SM90()                                                                 \
+  do {                                                                                 \
+    REQUIRE_GPU();                                                                     \
     if ((*cuda::CudaDevice::Get())->info().cc_major != 9) GTEST_SKIP() << "not sm_90"; \
   } while (0)
 
@@ -56,17 +57,16 @@ class ScopedEnv {
 
 std::string Matmul(const std::string& t, const std::string& a, const std::string& b,
                    const std::string& c) {
-  return absl::StrCat("graph @g(%a: ", t, "[", a, "], %b: ", t, "[", b, "]) {\n %c = matmul(%a, %b) : ",
-                      t, "[", c, "]\n return %c\n}");
+  return absl::StrCat("graph @g(%a: ", t, "[", a, "], %b: ", t, "[", b,
+                      "]) {\n %c = matmul(%a, %b) : ", t, "[", c, "]\n return %c\n}");
 }
 
 // x @ w^T with w stored [N, K] (k contiguous), gelu, widened, plus a residual.
 std::string Linear(const std::string& t, int batch, int m, int k, int n) {
   const std::string x = absl::StrCat(batch, ",", m);
   return absl::StrCat("graph @g(%x: ", t, "[", x, ",", k, "], %w: ", t, "[", n, ",", k,
-                      "], %r: f32[", x, ",", n, "]) {\n",
-                      " %t = transpose(%w) {perm=[1,0]} : ", t, "[", k, ",", n, "]\n",
-                      " %h = matmul(%x, %t) : ", t, "[", x, ",", n, "]\n",
+                      "], %r: f32[", x, ",", n, "]) {\n", " %t = transpose(%w) {perm=[1,0]} : ", t,
+                      "[", k, ",", n, "]\n", " %h = matmul(%x, %t) : ", t, "[", x, ",", n, "]\n",
                       " %g = gelu(%h) : ", t, "[", x, ",", n, "]\n",
                       " %c = cast(%g) {dtype=f32} : f32[", x, ",", n, "]\n",
                       " %o = add(%c, %r) : f32[", x, ",", n, "]\n return %o\n}");
@@ -145,6 +145,29 @@ TEST(CudaWgmmaMatmulTest, MmaSyncStaysAvailable) {
   EXPECT_TRUE(absl::StrContains(ptx, "mma.sync"));
   EXPECT_FALSE(absl::StrContains(ptx, "wgmma"));
   Check(text, Tolerance("bf16"));
+}
+
+// The warp-specialized form (ws=1: a producer warpgroup and mbarriers). Last
+// in this file: a wait that never ends traps, which ends the process's CUDA
+// context.
+TEST(CudaWgmmaMatmulTest, WarpSpecializedFormInEveryTile) {
+  REQUIRE_SM90();
+  ScopedEnv on("REPROKIT_WGMMA", "1");
+  for (const char* tile :
+       {"m=128,n=128,stages=4,pending=1,ws=1", "m=128,n=128,stages=3,pending=0,ws=1",
+        "m=64,n=64,stages=4,pending=1,ws=1", "m=128,n=64,stages=6,pending=1,ws=1"}) {
+    ScopedEnv tiling("REPROKIT_WGMMA_TILE", tile);
+    for (const std::string t : {"bf16", "f16"}) {
+      SCOPED_TRACE(absl::StrCat(t, " tile '", tile, "'"));
+      for (const std::string& text :
+           {Matmul(t, "256,256", "256,256", "256,256"), Matmul(t, "300,200", "200,264", "300,264"),
+            Matmul(t, "300,8", "8,264", "300,264"), Matmul(t, "3,1,40,64", "4,64,24", "3,4,40,24"),
+            Matmul(t, "384,2048", "2048,520", "384,520"), Linear(t, 4, 96, 64, 80)}) {
+        ExpectWgmma(text);
+        Check(text, Tolerance(t));
+      }
+    }
+  }
 }
 
 }  // namespace

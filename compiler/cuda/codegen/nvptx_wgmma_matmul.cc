@@ -44,9 +44,9 @@
 namespace rk::compiler::cuda {
 
 namespace {
-constexpr int kGroupRows = 8;      // tile rows a group of blocks walks
-constexpr int kRowBytes = 128;     // a swizzled row: 64 f16/bf16
-constexpr int kAtomBytes = 1024;   // 8 rows: the swizzle pattern's period
+constexpr int kGroupRows = 8;     // tile rows a group of blocks walks
+constexpr int kRowBytes = 128;    // a swizzled row: 64 f16/bf16
+constexpr int kAtomBytes = 1024;  // 8 rows: the swizzle pattern's period
 constexpr int kMnBlockBytes = WgmmaTiling::kTileK * kRowBytes;  // 64 columns x 64 k
 
 // Descriptor bits other than the start address.
@@ -65,8 +65,8 @@ class WgmmaTile {
   void Place(llvm::Value* block, llvm::Value* thread) {
     const int64_t tiles_m = (mm_.m + t_.tile_m - 1) / t_.tile_m;
     const int64_t per_group = kGroupRows * ((mm_.n + t_.tile_n - 1) / t_.tile_n);
-    llvm::Value* first_m = b_.CreateMul(b_.CreateUDiv(block, b_.getInt64(per_group)),
-                                        b_.getInt64(kGroupRows));
+    llvm::Value* first_m =
+        b_.CreateMul(b_.CreateUDiv(block, b_.getInt64(per_group)), b_.getInt64(kGroupRows));
     llvm::Value* left = b_.CreateSub(b_.getInt64(tiles_m), first_m);
     llvm::Value* group_m = b_.CreateSelect(b_.CreateICmpULT(left, b_.getInt64(kGroupRows)), left,
                                            b_.getInt64(kGroupRows));
@@ -75,6 +75,8 @@ class WgmmaTile {
                          b_.getInt64(t_.tile_m));
     col0_ = b_.CreateMul(b_.CreateUDiv(in_group, group_m), b_.getInt64(t_.tile_n));
     tid_ = thread;
+    loader_ = thread;
+    loaders_ = t_.threads();
     lane_ = b_.CreateAnd(thread, 31);
     warp_ = b_.CreateAnd(b_.CreateLShr(thread, 5), 3);
     warpgroup_ = b_.CreateLShr(thread, 7);
@@ -90,15 +92,22 @@ class WgmmaTile {
     ring_address_ = b_.CreateZExt(ring_address, b_.getInt64Ty());
   }
 
+  // Only the threads from `first` on (`count` of them) copy: the producer
+  // warpgroup of the warp-specialized form.
+  void SetLoaders(int first, int count) {
+    loader_ = b_.CreateSub(tid_, b_.getInt64(first));
+    loaders_ = count;
+  }
+
   // Issues the copies of the k tile at k0 into stage `stage`.
   void LoadStage(llvm::Value* stage, llvm::Value* k0) {
     llvm::Value* at = b_.CreateMul(stage, b_.getInt64(t_.stage_bytes()));
     const int row_chunks = kRowBytes / kMmaChunkBytes;  // 8
-    for (int p = 0; p < t_.tile_m * row_chunks / t_.threads(); ++p) {
+    for (int p = 0; p < t_.tile_m * row_chunks / loaders_; ++p) {
       KMajorChunk(at, Chunk(p), row0_, mm_.m, plan_.a, a_base_, k0);
     }
     llvm::Value* b_at = b_.CreateAdd(at, b_.getInt64(t_.a_bytes()));
-    const int b_copies = t_.tile_n * row_chunks / t_.threads();  // either layout
+    const int b_copies = t_.tile_n * row_chunks / loaders_;  // either layout
     for (int p = 0; p < b_copies; ++p) {
       llvm::Value* q = Chunk(p);
       if (plan_.b.k_contiguous) {
@@ -135,13 +144,13 @@ class WgmmaTile {
   std::vector<llvm::Value*> Multiply(llvm::Value* stage_at, const std::vector<llvm::Value*>& acc) {
     Asm("wgmma.fence.sync.aligned;");
     llvm::Value* stage = b_.CreateAdd(ring_address_, stage_at);
-    llvm::Value* a_start = b_.CreateAdd(
-        stage, b_.CreateMul(warpgroup_, b_.getInt64(64 * kRowBytes)));  // rows 64g..
+    llvm::Value* a_start =
+        b_.CreateAdd(stage, b_.CreateMul(warpgroup_, b_.getInt64(64 * kRowBytes)));  // rows 64g..
     llvm::Value* b_start = b_.CreateAdd(stage, b_.getInt64(t_.a_bytes()));
     const bool mn_major = !plan_.b.k_contiguous;
     const uint64_t a_bits = DescriptorConstant(16, kAtomBytes);
-    const uint64_t b_bits =
-        mn_major ? DescriptorConstant(kMnBlockBytes, kAtomBytes) : DescriptorConstant(16, kAtomBytes);
+    const uint64_t b_bits = mn_major ? DescriptorConstant(kMnBlockBytes, kAtomBytes)
+                                     : DescriptorConstant(16, kAtomBytes);
     std::vector<llvm::Value*> d = acc;
     for (int kk = 0; kk < WgmmaTiling::kTileK / 16; ++kk) {
       // A k16 slice: 32 bytes into each K-major row; 16 k rows (two 8-row
@@ -163,8 +172,8 @@ class WgmmaTile {
 
   // Row and column of accumulator register i (see the file comment).
   llvm::Value* OutputRow(int i) {
-    llvm::Value* in_group = b_.CreateAdd(b_.CreateMul(warp_, b_.getInt64(16)),
-                                         b_.CreateLShr(lane_, 2));
+    llvm::Value* in_group =
+        b_.CreateAdd(b_.CreateMul(warp_, b_.getInt64(16)), b_.CreateLShr(lane_, 2));
     llvm::Value* first =
         b_.CreateAdd(row0_, b_.CreateAdd(b_.CreateMul(warpgroup_, b_.getInt64(64)), in_group));
     return b_.CreateAdd(first, b_.getInt64(((i / 2) % 2) * 8));
@@ -175,9 +184,22 @@ class WgmmaTile {
   }
 
   int registers() const { return t_.tile_n / 2; }
+  llvm::Value* thread() const { return tid_; }
+
+  // Inline PTX with side effects: `text` with operands `args` (constraints
+  // `constraints`, "r" for i32), returning an i32 when `returns`.
+  llvm::Value* Asm(const std::string& text, llvm::ArrayRef<llvm::Value*> args = {},
+                   std::string constraints = "", bool returns = false) {
+    std::vector<llvm::Type*> types;
+    for (llvm::Value* a : args) types.push_back(a->getType());
+    auto* type = llvm::FunctionType::get(returns ? b_.getInt32Ty() : b_.getVoidTy(), types, false);
+    absl::StrAppend(&constraints, constraints.empty() ? "" : ",", "~{memory}");
+    return b_.CreateCall(llvm::InlineAsm::get(type, text, constraints, /*hasSideEffects=*/true),
+                         args);
+  }
 
  private:
-  llvm::Value* Chunk(int p) { return b_.CreateAdd(tid_, b_.getInt64(p * t_.threads())); }
+  llvm::Value* Chunk(int p) { return b_.CreateAdd(loader_, b_.getInt64(p * loaders_)); }
 
   // Byte offset of chunk `chunk` of swizzled row `row` in a tile.
   llvm::Value* Swizzled(llvm::Value* row, llvm::Value* chunk) {
@@ -230,28 +252,23 @@ class WgmmaTile {
       absl::StrAppend(&constraints, i ? "," : "", "=f");
     }
     // scale-d = 1 (accumulate), imm-scale-a/b = 1, imm-trans-a = 0.
-    absl::StrAppend(&text, "}, $", n, ", $", n + 1, ", $", n + 2, ", 1, 1, 0, ",
-                    mn_major ? 1 : 0, ";");
+    absl::StrAppend(&text, "}, $", n, ", $", n + 1, ", $", n + 2, ", 1, 1, 0, ", mn_major ? 1 : 0,
+                    ";");
     absl::StrAppend(&constraints, ",l,l,b");
     for (int i = 0; i < n; ++i) absl::StrAppend(&constraints, ",", i);
     absl::StrAppend(&constraints, ",~{memory}");
     std::vector<llvm::Type*> outs(n, b_.getFloatTy());
     std::vector<llvm::Type*> ins = {b_.getInt64Ty(), b_.getInt64Ty(), b_.getInt1Ty()};
     ins.insert(ins.end(), n, b_.getFloatTy());
-    auto* type_of = llvm::FunctionType::get(llvm::StructType::get(b_.getContext(), outs), ins, false);
+    auto* type_of =
+        llvm::FunctionType::get(llvm::StructType::get(b_.getContext(), outs), ins, false);
     std::vector<llvm::Value*> args = {a_desc, b_desc, b_.getTrue()};
     args.insert(args.end(), acc.begin(), acc.end());
-    llvm::Value* result =
-        b_.CreateCall(llvm::InlineAsm::get(type_of, text, constraints, /*hasSideEffects=*/true),
-                      args);
+    llvm::Value* result = b_.CreateCall(
+        llvm::InlineAsm::get(type_of, text, constraints, /*hasSideEffects=*/true), args);
     std::vector<llvm::Value*> d(n);
     for (int i = 0; i < n; ++i) d[i] = b_.CreateExtractValue(result, i);
     return d;
-  }
-
-  void Asm(const std::string& text) {
-    auto* type = llvm::FunctionType::get(b_.getVoidTy(), false);
-    b_.CreateCall(llvm::InlineAsm::get(type, text, "~{memory}", /*hasSideEffects=*/true), {});
   }
 
   void Call(llvm::Intrinsic::ID id, llvm::ArrayRef<llvm::Value*> args) {
@@ -264,6 +281,8 @@ class WgmmaTile {
   const MatmulPattern& mm_;
   const MmaPlan& plan_;
   llvm::Value *row0_ = nullptr, *col0_ = nullptr, *tid_ = nullptr, *lane_ = nullptr;
+  llvm::Value* loader_ = nullptr;  // the thread's index among the copying threads
+  int loaders_ = 0;
   llvm::Value *warp_ = nullptr, *warpgroup_ = nullptr;
   llvm::Value *a_base_ = nullptr, *b_base_ = nullptr, *ring_ = nullptr, *ring_address_ = nullptr;
 };
@@ -274,8 +293,8 @@ void NvptxKernel::EmitWgmmaMatmul(KernelLaunch& launch, const MmaPlan& plan,
                                   const WgmmaTiling& tiling) {
   const MatmulPattern mm = shape_->matmul;
   WgmmaTile tile(b_, module_, tiling, mm, plan);
-  const int64_t tiles = ((mm.m + tiling.tile_m - 1) / tiling.tile_m) *
-                        ((mm.n + tiling.tile_n - 1) / tiling.tile_n);
+  const int64_t tiles =
+      ((mm.m + tiling.tile_m - 1) / tiling.tile_m) * ((mm.n + tiling.tile_n - 1) / tiling.tile_n);
   launch.block = {static_cast<uint32_t>(tiling.threads()), 1, 1};
   launch.grid = {static_cast<uint32_t>(tiles), 1,
                  static_cast<uint32_t>(std::max<int64_t>(mm.batch, 1))};
@@ -306,7 +325,8 @@ void NvptxKernel::EmitWgmmaMatmul(KernelLaunch& launch, const MmaPlan& plan,
   std::vector<llvm::Value*> batch_vars;
   for (const kernel::Stmt* l : mm.batch_loops) batch_vars.push_back(values_->vars[l->var]);
   auto restore_batch = [&] {
-    for (size_t i = 0; i < batch_vars.size(); ++i) values_->vars[mm.batch_loops[i]->var] = batch_vars[i];
+    for (size_t i = 0; i < batch_vars.size(); ++i)
+      values_->vars[mm.batch_loops[i]->var] = batch_vars[i];
   };
   // Each operand's base for this batch: its index with row, k, column at 0.
   auto base_of = [&](const MmaOperand& op) {
@@ -326,9 +346,9 @@ void NvptxKernel::EmitWgmmaMatmul(KernelLaunch& launch, const MmaPlan& plan,
   llvm::GlobalVariable* ring = module_.getNamedGlobal(kRingName);
   if (ring == nullptr) {
     auto* type = llvm::ArrayType::get(b_.getInt8Ty(), 0);
-    ring = new llvm::GlobalVariable(module_, type, false, llvm::GlobalValue::ExternalLinkage,
-                                    nullptr, kRingName, nullptr, llvm::GlobalValue::NotThreadLocal,
-                                    3);
+    ring =
+        new llvm::GlobalVariable(module_, type, false, llvm::GlobalValue::ExternalLinkage, nullptr,
+                                 kRingName, nullptr, llvm::GlobalValue::NotThreadLocal, 3);
     ring->setAlignment(llvm::Align(16));
   }
   llvm::Value* raw = b_.CreatePtrToInt(ring, b_.getInt32Ty());
@@ -337,49 +357,141 @@ void NvptxKernel::EmitWgmmaMatmul(KernelLaunch& launch, const MmaPlan& plan,
       b_.getInt8Ty(), ring, b_.CreateZExt(b_.CreateSub(aligned, raw), b_.getInt64Ty()));
   tile.SetMemory(base_of(plan.a), base_of(plan.b), ring_start, aligned);
 
-  // The ring: `ahead` tiles in flight before the first step; each step waits
-  // for its own, refills a stage whose wgmmas are known complete, and
-  // multiplies.
   const int stages = tiling.stages;
-  const int ahead = stages - 1 - tiling.pending;
   const int64_t k_tiles = (mm.k + WgmmaTiling::kTileK - 1) / WgmmaTiling::kTileK;
-  for (int s = 0; s < ahead; ++s) {
-    if (s < k_tiles) tile.LoadStage(b_.getInt64(s), b_.getInt64(s * WgmmaTiling::kTileK));
-    tile.CommitCopies();
-  }
-  ForLoop(b_.getInt64(0), b_.getInt64(k_tiles), b_.getInt64(1), [&](llvm::Value* kt) {
-    tile.WaitCopies(ahead - 1);
-    tile.FenceProxy();
-    Barrier();
-    llvm::Value* next = b_.CreateAdd(kt, b_.getInt64(ahead));
-    If(b_.CreateICmpSLT(next, b_.getInt64(k_tiles)), [&] {
-      tile.LoadStage(b_.CreateURem(next, b_.getInt64(stages)),
-                     b_.CreateMul(next, b_.getInt64(WgmmaTiling::kTileK)));
-    });
-    tile.CommitCopies();
+  llvm::Type* i32 = b_.getInt32Ty();
+  // Multiplies the stage of k tile `kt` into the sums.
+  auto multiply = [&](llvm::Value* kt) {
     std::vector<llvm::Value*> acc(sums.size());
     for (size_t i = 0; i < sums.size(); ++i) acc[i] = b_.CreateLoad(f32, sums[i]);
     llvm::Value* stage = b_.CreateURem(kt, b_.getInt64(stages));
     acc = tile.Multiply(b_.CreateMul(stage, b_.getInt64(tiling.stage_bytes())), acc);
     tile.WaitMultiplies(tiling.pending);
     for (size_t i = 0; i < sums.size(); ++i) b_.CreateStore(acc[i], sums[i]);
-  });
-  tile.WaitMultiplies(0);
-  tile.WaitCopies(0);
-
-  for (int i = 0; i < tile.registers(); ++i) {
-    llvm::Value* row = tile.OutputRow(i);
-    llvm::Value* col = tile.OutputColumn(i);
-    llvm::Value* inside = b_.CreateAnd(b_.CreateICmpULT(row, b_.getInt64(mm.m)),
-                                       b_.CreateICmpULT(col, b_.getInt64(mm.n)));
-    If(inside, [&] {
-      b_.CreateStore(b_.CreateFPExt(b_.CreateLoad(f32, sums[i]), acc_type), values_->accs[out_acc]);
-      restore_batch();
-      if (mm.i_var >= 0) values_->vars[mm.i_var] = row;
-      values_->vars[mm.out_j_var] = col;
-      EmitStmt(*mm.store);
+  };
+  llvm::Value* consumer = b_.getTrue();
+  if (!tiling.ws) {
+    // All threads copy and multiply: `ahead` tiles in flight before the
+    // first step; each step waits for its own, refills a stage whose wgmmas
+    // are known complete, and multiplies.
+    const int ahead = stages - 1 - tiling.pending;
+    for (int s = 0; s < ahead; ++s) {
+      if (s < k_tiles) tile.LoadStage(b_.getInt64(s), b_.getInt64(s * WgmmaTiling::kTileK));
+      tile.CommitCopies();
+    }
+    ForLoop(b_.getInt64(0), b_.getInt64(k_tiles), b_.getInt64(1), [&](llvm::Value* kt) {
+      tile.WaitCopies(ahead - 1);
+      tile.FenceProxy();
+      Barrier();
+      llvm::Value* next = b_.CreateAdd(kt, b_.getInt64(ahead));
+      If(b_.CreateICmpSLT(next, b_.getInt64(k_tiles)), [&] {
+        tile.LoadStage(b_.CreateURem(next, b_.getInt64(stages)),
+                       b_.CreateMul(next, b_.getInt64(WgmmaTiling::kTileK)));
+      });
+      tile.CommitCopies();
+      multiply(kt);
+    });
+    tile.WaitMultiplies(0);
+    tile.WaitCopies(0);
+  } else {
+    // Warp specialization: the last warpgroup copies, the others multiply.
+    // Stage s has two mbarriers after the ring: full[s] completes when the
+    // producer's 128 threads' copies of its tile have landed
+    // (cp.async.mbarrier.arrive.noinc, so 128 expected arrivals), empty[s]
+    // when every consumer thread has seen its wgmmas on it complete. Tile kt
+    // uses stage kt % stages in round kt / stages, whose phase parity is
+    // round % 2; the producer refills a stage once the previous round's
+    // empty phase completed. A wait that never ends traps instead of hanging.
+    const int consumers = 128 * tiling.warpgroups();
+    llvm::Value* bars = b_.CreateAdd(aligned, b_.getInt32(stages * tiling.stage_bytes()));
+    auto bar = [&](int which, llvm::Value* stage) {  // 0 full, 1 empty
+      return b_.CreateAdd(bars,
+                          b_.CreateAdd(b_.getInt32(which * 8 * stages),
+                                       b_.CreateMul(b_.CreateTrunc(stage, i32), b_.getInt32(8))));
+    };
+    auto wait = [&](llvm::Value* address, llvm::Value* round) {
+      llvm::Value* parity = b_.CreateTrunc(b_.CreateAnd(round, 1), i32);
+      llvm::BasicBlock* pre = b_.GetInsertBlock();
+      llvm::BasicBlock* loop = llvm::BasicBlock::Create(ctx_, "mbarrier_wait", fn_);
+      llvm::BasicBlock* retry = llvm::BasicBlock::Create(ctx_, "mbarrier_retry", fn_);
+      llvm::BasicBlock* stuck = llvm::BasicBlock::Create(ctx_, "mbarrier_stuck", fn_);
+      llvm::BasicBlock* done = llvm::BasicBlock::Create(ctx_, "mbarrier_done", fn_);
+      b_.CreateBr(loop);
+      b_.SetInsertPoint(loop);
+      llvm::PHINode* tries = b_.CreatePHI(i32, 2);
+      tries->addIncoming(b_.getInt32(0), pre);
+      llvm::Value* ok = tile.Asm(
+          "{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [$1], $2;\n"
+          " selp.u32 $0, 1, 0, p;\n}",
+          {address, parity}, "=r,r,r", true);
+      b_.CreateCondBr(b_.CreateICmpNE(ok, b_.getInt32(0)), done, retry);
+      b_.SetInsertPoint(retry);
+      llvm::Value* next = b_.CreateAdd(tries, b_.getInt32(1));
+      tries->addIncoming(next, retry);
+      b_.CreateCondBr(b_.CreateICmpULT(next, b_.getInt32(1 << 26)), loop, stuck);
+      b_.SetInsertPoint(stuck);
+      b_.CreateCall(llvm::Intrinsic::getDeclaration(&module_, llvm::Intrinsic::trap));
+      b_.CreateUnreachable();
+      b_.SetInsertPoint(done);
+      values_->ClearCache();
+    };
+    If(b_.CreateICmpEQ(tile.thread(), b_.getInt64(0)), [&] {
+      for (int s = 0; s < stages; ++s) {
+        tile.Asm("mbarrier.init.shared::cta.b64 [$0], $1;",
+                 {bar(0, b_.getInt64(s)), b_.getInt32(128)}, "r,r");
+        tile.Asm("mbarrier.init.shared::cta.b64 [$0], $1;",
+                 {bar(1, b_.getInt64(s)), b_.getInt32(consumers)}, "r,r");
+      }
+      tile.Asm("fence.mbarrier_init.release.cluster;");
+    });
+    Barrier();
+    consumer = b_.CreateICmpULT(tile.thread(), b_.getInt64(consumers));
+    If(b_.CreateNot(consumer), [&] {
+      tile.SetLoaders(consumers, 128);
+      ForLoop(b_.getInt64(0), b_.getInt64(k_tiles), b_.getInt64(1), [&](llvm::Value* kt) {
+        llvm::Value* stage = b_.CreateURem(kt, b_.getInt64(stages));
+        llvm::Value* round = b_.CreateUDiv(kt, b_.getInt64(stages));
+        If(b_.CreateICmpUGE(kt, b_.getInt64(stages)),
+           [&] { wait(bar(1, stage), b_.CreateSub(round, b_.getInt64(1))); });
+        tile.LoadStage(stage, b_.CreateMul(kt, b_.getInt64(WgmmaTiling::kTileK)));
+        tile.Asm("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [$0];", {bar(0, stage)}, "r");
+      });
+      b_.CreateCall(
+          llvm::Intrinsic::getDeclaration(&module_, llvm::Intrinsic::nvvm_cp_async_wait_all));
+    });
+    If(consumer, [&] {
+      ForLoop(b_.getInt64(0), b_.getInt64(k_tiles), b_.getInt64(1), [&](llvm::Value* kt) {
+        wait(bar(0, b_.CreateURem(kt, b_.getInt64(stages))),
+             b_.CreateUDiv(kt, b_.getInt64(stages)));
+        tile.FenceProxy();
+        multiply(kt);
+        // The wgmmas of tile kt - pending are complete: its stage is free.
+        llvm::Value* done = b_.CreateSub(kt, b_.getInt64(tiling.pending));
+        If(b_.CreateICmpSGE(done, b_.getInt64(0)), [&] {
+          tile.Asm("{\n .reg .b64 state;\n mbarrier.arrive.shared::cta.b64 state, [$0];\n}",
+                   {bar(1, b_.CreateURem(done, b_.getInt64(stages)))}, "r");
+        });
+      });
+      tile.WaitMultiplies(0);
     });
   }
+
+  If(consumer, [&] {
+    for (int i = 0; i < tile.registers(); ++i) {
+      llvm::Value* row = tile.OutputRow(i);
+      llvm::Value* col = tile.OutputColumn(i);
+      llvm::Value* inside = b_.CreateAnd(b_.CreateICmpULT(row, b_.getInt64(mm.m)),
+                                         b_.CreateICmpULT(col, b_.getInt64(mm.n)));
+      If(inside, [&] {
+        b_.CreateStore(b_.CreateFPExt(b_.CreateLoad(f32, sums[i]), acc_type),
+                       values_->accs[out_acc]);
+        restore_batch();
+        if (mm.i_var >= 0) values_->vars[mm.i_var] = row;
+        values_->vars[mm.out_j_var] = col;
+        EmitStmt(*mm.store);
+      });
+    }
+  });
 }
 
 }  // namespace rk::compiler::cuda

@@ -45,8 +45,7 @@ class ScopedEnv {
 
 std::string Matmul(const std::string& dtype, int64_t m, int64_t k, int64_t n) {
   return absl::StrCat("graph @g(%a: ", dtype, "[", m, ",", k, "], %b: ", dtype, "[", k, ",", n,
-                      "]) {\n %c = matmul(%a, %b) : ", dtype, "[", m, ",", n,
-                      "]\n return %c\n}");
+                      "]) {\n %c = matmul(%a, %b) : ", dtype, "[", m, ",", n, "]\n return %c\n}");
 }
 
 constexpr char kLinear[] = R"(graph @g(%x: bf16[4,96,64], %w: bf16[80,64], %r: f32[4,96,80]) {
@@ -70,7 +69,8 @@ std::optional<std::string> PtxasOutput(const std::string& module) {
   const std::string path =
       absl::StrCat(dir != nullptr ? dir : std::getenv("TEST_TMPDIR"), "/wgmma_", next++, ".ptx");
   std::ofstream(path) << module;
-  FILE* pipe = popen(absl::StrCat(ptxas, " -arch=sm_90a -v -o /dev/null '", path, "' 2>&1").c_str(), "r");
+  FILE* pipe =
+      popen(absl::StrCat(ptxas, " -arch=sm_90a -v -o /dev/null '", path, "' 2>&1").c_str(), "r");
   if (pipe == nullptr) return "cannot start ptxas";
   std::string output;
   char buffer[512];
@@ -157,6 +157,26 @@ TEST(WgmmaMatmulTest, LaunchShapeAndDynamicSharedMemory) {
   EXPECT_EQ(matmuls, 1);
 }
 
+// ws=1: a producer warpgroup copies, mbarriers hand the stages over, and
+// no block-wide barrier runs in the k loop.
+TEST(WgmmaMatmulTest, WarpSpecializedForm) {
+  ScopedEnv on("REPROKIT_WGMMA", "1");
+  ScopedEnv tile("REPROKIT_WGMMA_TILE", "m=128,n=128,stages=4,pending=1,ws=1");
+  const PtxProgram p = Ptx(Matmul("bf16", 300, 200, 264));
+  ASSERT_EQ(p.launches.size(), 1u);
+  EXPECT_EQ(p.launches[0].block, (std::array<uint32_t, 3>{384, 1, 1}));  // 2 + 1 warpgroups
+  EXPECT_EQ(p.launches[0].dynamic_shared_bytes, 4u * 32768 + 4 * 16 + 1024);
+  EXPECT_EQ(Count(p.ptx, "mbarrier.init.shared::cta.b64"), 8) << p.ptx;
+  EXPECT_TRUE(absl::StrContains(p.ptx, "mbarrier.try_wait.parity.shared::cta.b64"));
+  EXPECT_TRUE(absl::StrContains(p.ptx, "cp.async.mbarrier.arrive.noinc.shared::cta.b64"));
+  EXPECT_TRUE(absl::StrContains(p.ptx, "mbarrier.arrive.shared::cta.b64"));
+  EXPECT_TRUE(absl::StrContains(p.ptx, "trap;"));  // a wait that never ends
+  EXPECT_EQ(Count(p.ptx, "bar.sync"), 1);          // after the mbarriers' init only
+  EXPECT_EQ(Count(p.ptx, "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16"), 4);
+  ScopedEnv wide("REPROKIT_WGMMA_TILE", "n=256,ws=1");  // too many registers: ignored
+  EXPECT_FALSE(WgmmaTilingFromEnv().has_value());
+}
+
 // Without $REPROKIT_WGMMA_TILE the tile follows the matmul's size: the
 // largest of 128 x 128, 128 x 64, 64 x 64 that makes enough blocks for the
 // SMs, else the smallest.
@@ -211,9 +231,12 @@ TEST(WgmmaMatmulTest, InstructionsAndDescriptorsPerLayout) {
 TEST(WgmmaMatmulTest, PtxasAssemblesItForSm90a) {
   ScopedEnv on("REPROKIT_WGMMA", "1");
   if (!PtxasOutput("").has_value()) GTEST_SKIP() << "no ptxas";
-  for (const char* tile : {"", "m=128,n=128,stages=3,pending=0", "m=128,n=256,stages=4,pending=1",
-                           "m=128,n=128,stages=4,pending=1", "m=64,n=64,stages=4,pending=0",
-                           "m=64,n=256,stages=3,pending=1", "m=128,n=64,stages=6,pending=1"}) {
+  for (const char* tile :
+       {"", "m=128,n=128,stages=3,pending=0", "m=128,n=256,stages=4,pending=1",
+        "m=128,n=128,stages=4,pending=1", "m=64,n=64,stages=4,pending=0",
+        "m=64,n=256,stages=3,pending=1", "m=128,n=64,stages=6,pending=1",
+        "m=128,n=128,stages=4,pending=1,ws=1", "m=64,n=64,stages=3,pending=0,ws=1",
+        "m=128,n=64,stages=6,pending=1,ws=1"}) {
     ScopedEnv tiling("REPROKIT_WGMMA_TILE", tile);
     for (const std::string& text : {Matmul("bf16", 256, 128, 192), Matmul("f16", 40, 24, 8),
                                     Matmul("bf16", 4096, 4096, 4096), std::string(kLinear)}) {

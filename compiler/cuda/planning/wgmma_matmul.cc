@@ -35,13 +35,18 @@ std::optional<WgmmaTiling> WgmmaTilingFromEnv() {
       t.stages = value;
     } else if (kv.first == "pending" && (value == 0 || value == 1)) {
       t.pending = value;
+    } else if (kv.first == "ws" && (value == 0 || value == 1)) {
+      t.ws = value == 1;
     } else {
       return std::nullopt;
     }
   }
   // The copies must run at least one tile ahead, and the ring must fit the
   // 227 KiB a block may opt in to.
-  if (t.stages - 1 - t.pending < 1 || t.shared_bytes() > 227 * 1024) return std::nullopt;
+  // With ws, the consumers' registers share the file with a producer
+  // warpgroup: N up to 128.
+  if ((!t.ws && t.stages - 1 - t.pending < 1) || t.shared_bytes() > 227 * 1024) return std::nullopt;
+  if (t.ws && t.tile_n > 128) return std::nullopt;
   return t;
 }
 

@@ -48,19 +48,24 @@ struct WgmmaTiling {
   // refilled only once the wgmma that read it is known complete, so the
   // copies run stages - 1 - pending tiles ahead.
   int pending = 0;
-  int warpgroups() const { return tile_m / 64; }
-  int threads() const { return 128 * warpgroups(); }
+  // Warp specialization: one more warpgroup only copies (cp.async), and
+  // mbarriers in shared memory hand each stage between it and the consumer
+  // warpgroups instead of a block-wide barrier a k tile (tile_n <= 128).
+  bool ws = false;
+  int warpgroups() const { return tile_m / 64; }  // consumers
+  int threads() const { return 128 * (warpgroups() + (ws ? 1 : 0)); }
   int a_bytes() const { return tile_m * kTileK * 2; }
   int b_bytes() const { return tile_n * kTileK * 2; }
   int stage_bytes() const { return a_bytes() + b_bytes(); }
-  // The ring plus 1 KiB to align it to the 1024-byte swizzle pattern.
-  int shared_bytes() const { return stages * stage_bytes() + 1024; }
+  // The ring, its mbarriers (ws: a full and an empty one a stage), and
+  // 1 KiB to align it to the 1024-byte swizzle pattern.
+  int shared_bytes() const { return stages * stage_bytes() + (ws ? 16 * stages : 0) + 1024; }
 };
 
 // SMs of the sm_90 parts this is tuned for (H100 / H200 SXM: 132).
 inline constexpr int64_t kWgmmaTargetBlocks = 132;
 
-// $REPROKIT_WGMMA_TILE's tile ("m=128,n=256,stages=4,pending=1", any
+// $REPROKIT_WGMMA_TILE's tile ("m=128,n=256,stages=4,pending=1,ws=0", any
 // subset, over the defaults above), or nullopt when it is unset, empty or
 // malformed.
 std::optional<WgmmaTiling> WgmmaTilingFromEnv();
