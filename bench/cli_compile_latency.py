@@ -171,7 +171,8 @@ def gpu_main(args, prefix):
         # fp64 reference (exit 0: every output within tolerance).
         if args.judge:
             for opts in [(), ("cuda_max_fused_ops=0",)]:
-                cmd = [args.reprokit, "check", chain, "--device=cuda", "--timeout=600"] + [f"--opt={o}" for o in opts]
+                cmd = [args.reprokit, "check", chain, "--device=cuda", "--timeout=600"]
+                cmd += [f"--opt={o}" for o in opts]
                 run = subprocess.run(cmd, capture_output=True, text=True)
                 verdict = "passes" if run.returncode == 0 else f"FAILS (exit {run.returncode})"
                 print(f"check chain_1000 {' '.join(opts) or '(cap at its default)'}: {verdict}")
