@@ -8,6 +8,9 @@
 // swizzled layouts the descriptors name. Each output goes through the
 // kernel's own store statement (casts, fused epilogues, faults), as in the
 // mma.sync and SIMT forms, with the f32 sum widened to the accumulator type.
+// Two ways to run the k loop: every thread copies and multiplies, a
+// block-wide barrier a k tile (the default), or (ws=1) a producer warpgroup
+// copies while the consumers multiply, stages handed over by mbarriers.
 //
 // What this relies on, from NVIDIA's PTX ISA (wgmma sections):
 //  - Matrix descriptor (64 bits): bits 0-13 start address >> 4, 16-29
@@ -34,7 +37,14 @@
 //    `fence.proxy.async.shared::cta` before the barrier; `wgmma.fence`
 //    precedes the first wgmma of a k tile; `wgmma.commit_group` and
 //    `wgmma.wait_group` bound the asynchronous MMAs.
-// LLVM 19's NVPTX has no wgmma intrinsics, so they are inline PTX.
+//  - (ws=1) `cp.async.mbarrier.arrive.noinc` arrives on the mbarrier once
+//    the thread's earlier cp.asyncs complete, without raising the expected
+//    count (so the count includes those arrivals); `mbarrier.try_wait.parity`
+//    is true once the phase of that parity has completed; wgmma completion
+//    carries an implicit async-to-generic proxy fence, so a stage freed after
+//    wgmma.wait_group may be overwritten by cp.async.
+// LLVM 19's NVPTX has no wgmma or mbarrier-parity intrinsics, so they are
+// inline PTX.
 #include "absl/strings/str_cat.h"
 #include "compiler/cuda/codegen/nvptx_kernel.h"
 #include "compiler/cuda/planning/wgmma_matmul.h"
@@ -401,7 +411,9 @@ void NvptxKernel::EmitWgmmaMatmul(KernelLaunch& launch, const MmaPlan& plan,
     // when every consumer thread has seen its wgmmas on it complete. Tile kt
     // uses stage kt % stages in round kt / stages, whose phase parity is
     // round % 2; the producer refills a stage once the previous round's
-    // empty phase completed. A wait that never ends traps instead of hanging.
+    // empty phase completed. A wait that never ends traps instead of hanging
+    // (after 2^22 tries: tens of milliseconds at least, where a stage's wait
+    // takes microseconds).
     const int consumers = 128 * tiling.warpgroups();
     llvm::Value* bars = b_.CreateAdd(aligned, b_.getInt32(stages * tiling.stage_bytes()));
     auto bar = [&](int which, llvm::Value* stage) {  // 0 full, 1 empty
@@ -428,7 +440,7 @@ void NvptxKernel::EmitWgmmaMatmul(KernelLaunch& launch, const MmaPlan& plan,
       b_.SetInsertPoint(retry);
       llvm::Value* next = b_.CreateAdd(tries, b_.getInt32(1));
       tries->addIncoming(next, retry);
-      b_.CreateCondBr(b_.CreateICmpULT(next, b_.getInt32(1 << 26)), loop, stuck);
+      b_.CreateCondBr(b_.CreateICmpULT(next, b_.getInt32(1 << 22)), loop, stuck);
       b_.SetInsertPoint(stuck);
       b_.CreateCall(llvm::Intrinsic::getDeclaration(&module_, llvm::Intrinsic::trap));
       b_.CreateUnreachable();
