@@ -1,8 +1,8 @@
 // The Hopper tensor-core matmul form (nvptx_kernel.h, planning/wgmma_matmul.h):
 // a block of 1 or 2 warpgroups computes a 64 or 128 x N output tile (N = 64,
-// 128 or 256), each warpgroup 64 x N of it with `wgmma.mma_async.m64nNk16` (f32 sums in
-// registers), both operands read by the tensor cores straight from shared
-// memory through matrix descriptors. Operand tiles 64 elements deep go
+// 128 or 256), each warpgroup 64 x N of it with `wgmma.mma_async.m64nNk16`
+// (f32 sums in registers), both operands read by the tensor cores straight
+// from shared memory through matrix descriptors. Operand tiles 64 elements deep go
 // global -> shared with `cp.async` (16 bytes a copy, zero-filled outside the
 // matrix) into a ring of `stages` in dynamic shared memory, in the 128-byte
 // swizzled layouts the descriptors name. Each output goes through the
