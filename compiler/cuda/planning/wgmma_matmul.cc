@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
@@ -50,20 +51,27 @@ std::optional<WgmmaTiling> WgmmaTilingFromEnv() {
   return t;
 }
 
+namespace {
+
+// The tiles chosen by size, largest first (planning/wgmma_matmul.h): what
+// `gpu_bench --matmul` measures decides them.
+constexpr WgmmaTiling kBySize[] = {
+    {/*tile_m=*/128, /*tile_n=*/128, /*stages=*/3, /*pending=*/0, /*ws=*/false},
+    {/*tile_m=*/128, /*tile_n=*/64, /*stages=*/4, /*pending=*/0, /*ws=*/false},
+    {/*tile_m=*/64, /*tile_n=*/64, /*stages=*/4, /*pending=*/0, /*ws=*/false},
+};
+
+}  // namespace
+
 std::optional<WgmmaTiling> PlanWgmmaMatmul(const MmaPlan& plan, const MatmulPattern& mm) {
   if (plan.dtype != DType::kF16 && plan.dtype != DType::kBF16) return std::nullopt;
   if (std::optional<WgmmaTiling> forced = WgmmaTilingFromEnv()) return forced;
-  auto blocks = [&](const WgmmaTiling& t) {
-    return ((mm.m + t.tile_m - 1) / t.tile_m) * ((mm.n + t.tile_n - 1) / t.tile_n) *
-           std::max<int64_t>(mm.batch, 1);
-  };
-  WgmmaTiling t;  // 128 x 128, 3 stages
-  if (blocks(t) >= kWgmmaTargetBlocks) return t;
-  t.tile_n = 64;
-  t.stages = 4;
-  if (blocks(t) >= kWgmmaTargetBlocks) return t;
-  t.tile_m = 64;
-  return t;
+  for (const WgmmaTiling& t : kBySize) {
+    const int64_t blocks = ((mm.m + t.tile_m - 1) / t.tile_m) *
+                           ((mm.n + t.tile_n - 1) / t.tile_n) * std::max<int64_t>(mm.batch, 1);
+    if (blocks >= kWgmmaTargetBlocks) return t;
+  }
+  return kBySize[std::size(kBySize) - 1];
 }
 
 }  // namespace rk::compiler::cuda
