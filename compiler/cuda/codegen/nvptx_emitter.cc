@@ -11,6 +11,7 @@
 #include "compiler/cuda/planning/inline_producers.h"
 #include "compiler/cuda/planning/row_group.h"
 #include "compiler/cuda/planning/split_rows.h"
+#include "compiler/cuda/planning/thread_rows.h"
 #include "llvm/IR/IntrinsicsNVPTX.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/Support/raw_ostream.h"
@@ -318,10 +319,14 @@ void NvptxKernel::EmitStmt(const Stmt& s) {
   switch (s.kind) {
     case StmtKind::kLoop: {
       if (s.extent <= 0) return;
+      // A thread's own row of a window (thread_rows.h): its short kernel
+      // loops unrolled, so the window's bounds checks and offsets fold.
+      const int unroll =
+          shape_->thread_per_row && s.extent <= kUnrolledWindowExtent ? static_cast<int>(s.extent) : 1;
       ForLoop(b_.getInt64(0), b_.getInt64(s.extent), b_.getInt64(1), [&](llvm::Value* iv) {
         values_->vars[s.var] = iv;
         for (const Stmt& c : s.body) EmitStmt(c);
-      });
+      }, unroll);
       return;
     }
     case StmtKind::kStore: {
@@ -376,6 +381,8 @@ void NvptxKernel::EmitGridStride() {
 }
 
 int NvptxKernel::VectorWidth(int64_t points, int64_t inner_extent) const {
+  // Neighbouring rows on neighbouring lanes is what makes its loads coalesce.
+  if (shape_->thread_per_row) return 1;
   int width = std::max(1, 16 / max_elem_bytes_);
   // A thread's points are unrolled: long elementwise bodies take fewer, as
   // ptxas's time grows faster than linearly with the body (and such kernels

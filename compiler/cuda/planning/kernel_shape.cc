@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <functional>
 
+#include "compiler/cuda/planning/thread_rows.h"
+
 namespace rk::compiler::cuda {
 
 using kernel::Expr;
@@ -185,8 +187,12 @@ KernelShape AnalyzeKernel(const Program& program, const Kernel& kernel) {
   RowReduction row;
   MatmulPattern mm;
   if (MatchRowReduction(rows.body, row) && row.reduce.points >= kMinBlockReduction) {
-    shape.form = KernelForm::kRowReduction;
-    shape.row = std::move(row);
+    if (PrefersThreadPerRow(program, kernel, rows, row)) {
+      shape.thread_per_row = true;
+    } else {
+      shape.form = KernelForm::kRowReduction;
+      shape.row = std::move(row);
+    }
   } else if (!kernel.locals.empty() && MatchMatmul(program, kernel, rows, mm)) {
     shape.form = KernelForm::kMatmul;
     shape.matmul = std::move(mm);

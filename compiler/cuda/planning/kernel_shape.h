@@ -71,6 +71,9 @@ struct KernelShape {
   MatmulPattern matmul;
   int64_t work = 1;               // points of the largest phase, rows, or batch
   int64_t local_bytes = 0;        // per-thread scratch of kLocal buffers
+  // A row reduction run as grid-stride, a thread per row and one row a thread
+  // (thread_rows.h: its loads coalesce across rows, not along them).
+  bool thread_per_row = false;
 };
 
 // Below this many reduced elements per row, a thread reduces a row alone.
