@@ -14,6 +14,7 @@
 #include "compiler/passes/algebraic_simplify.h"
 #include "compiler/passes/canonicalize.h"
 #include "compiler/passes/constant_fold.h"
+#include "compiler/passes/conv_affine_fold.h"
 #include "compiler/passes/cse.h"
 #include "compiler/passes/dce.h"
 #include "compiler/passes/decompose.h"

@@ -66,7 +66,7 @@ TEST(PassManagerTest, PipelineOrderAndLookup) {
   std::vector<std::string> names;
   for (const PassInfo& pass : GraphPipeline()) names.push_back(pass.name);
   EXPECT_THAT(names, ElementsAre("decompose", "canonicalize", "constant_fold", "cse", "dce",
-                                 "algebraic_simplify", "layout_simplify"));
+                                 "algebraic_simplify", "layout_simplify", "conv_affine_fold"));
   ASSERT_NE(FindPass("cse"), nullptr);
   EXPECT_TRUE(FindPass("cse")->optional);
   EXPECT_FALSE(FindPass("decompose")->optional);
