@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <random>
+#include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -230,6 +233,100 @@ TEST(ConvAffineFoldTest, LeavesWhatItMustNotFold) {
     SCOPED_TRACE(text);
     PassRun run = MustFold(text);
     EXPECT_FALSE(run.changed);
+  }
+}
+
+// Random values as a dense literal.
+std::string Dense(std::mt19937& rng, const std::string& type, int64_t n, double lo, double hi) {
+  std::uniform_real_distribution<double> dist(lo, hi);
+  std::string text = absl::StrCat("dense<", type, ">[");
+  for (int64_t i = 0; i < n; ++i) absl::StrAppend(&text, i ? ", " : "", dist(rng));
+  return text + "]";
+}
+
+// A convolution with constant weights and a random chain of 2 to 5 per-channel
+// add/sub/mul/div steps (constants [C,1,1], [1,C,1,1] or scalar fulls;
+// divisors away from zero; constant - chain as well as chain - constant).
+std::string RandomChain(uint64_t seed) {
+  std::mt19937 rng(static_cast<uint32_t>(seed));
+  auto pick = [&](int n) { return static_cast<int>(rng() % n); };
+  const std::string dt = pick(2) ? "f32" : "f64";
+  const int cin = 1 + pick(4), cout = 1 + pick(6), k = 1 + 2 * pick(2), size = 4 + pick(4);
+  const std::string out = absl::StrCat(dt, "[1,", cout, ",", size, ",", size, "]");
+  std::string text = absl::StrCat("graph @g(%x: ", dt, "[1,", cin, ",", size, ",", size, "]) {\n");
+  const std::string wt = absl::StrCat(dt, "[", cout, ",", cin, ",", k, ",", k, "]");
+  absl::StrAppend(&text, "  %w = constant() {value=", Dense(rng, wt, cout * cin * k * k, -1, 1),
+                  "} : ", wt, "\n  %c = conv2d(%x, %w) {dilations=[1,1], groups=1, pads=[", k / 2,
+                  ",", k / 2, ",", k / 2, ",", k / 2, "], strides=[1,1]} : ", out, "\n");
+  std::string cur = "%c";
+  const int steps = 2 + pick(4);
+  for (int i = 0; i < steps; ++i) {
+    const char* ops[] = {"add", "sub", "mul", "div"};
+    const std::string op = ops[pick(4)];
+    const bool divisor = op == "div" || op == "mul";
+    const double lo = divisor ? 0.5 : -1, hi = divisor ? 2 : 1;
+    const std::string name = absl::StrCat("%k", i);
+    switch (pick(3)) {
+      case 0: {
+        const std::string t = absl::StrCat(dt, "[", cout, ",1,1]");
+        absl::StrAppend(&text, "  ", name, " = constant() {value=", Dense(rng, t, cout, lo, hi), "} : ", t, "\n");
+        break;
+      }
+      case 1: {
+        const std::string t = absl::StrCat(dt, "[1,", cout, ",1,1]");
+        absl::StrAppend(&text, "  ", name, " = constant() {value=", Dense(rng, t, cout, lo, hi), "} : ", t, "\n");
+        break;
+      }
+      default:
+        absl::StrAppend(&text, "  ", name, " = full() {dtype=", dt, ", shape=[], value=",
+                        std::uniform_real_distribution<double>(lo, hi)(rng), "} : ", dt, "[]\n");
+    }
+    const bool swap = op == "sub" && pick(2);  // constant - chain
+    absl::StrAppend(&text, "  %s", i, " = ", op, "(", swap ? name : cur, ", ", swap ? cur : name,
+                    ") : ", out, "\n");
+    cur = absl::StrCat("%s", i);
+  }
+  return absl::StrCat(text, "  return ", cur, "\n}");
+}
+
+TEST(ConvAffineFoldTest, RandomChainsFoldAndStayWithinTheBudget) {
+  // The generator makes no convolutions with constant weights, so the
+  // pipeline's property test cannot exercise this pass: random chains here.
+  for (uint64_t seed = 0; seed < 40; ++seed) {
+    const std::string text = RandomChain(seed);
+    SCOPED_TRACE(text);
+    absl::StatusOr<PassRun> run = RunPass(&ConvAffineFold, text, {}, /*exact=*/false);
+    ASSERT_TRUE(run.ok()) << run.status();
+    EXPECT_TRUE(run->changed);
+    int convs = 0, others = 0;
+    for (const Node& node : run->graph.nodes()) {
+      if (node.op == Op::kConv2d) ++convs;
+      if (node.op == Op::kAdd || node.op == Op::kSub || node.op == Op::kMul || node.op == Op::kDiv) {
+        ++others;
+      }
+    }
+    EXPECT_EQ(convs, 1);
+    EXPECT_LE(others, 1);  // the chain is one bias add at most
+    absl::StatusOr<Graph> input = Parse(text);
+    ASSERT_TRUE(input.ok());
+    const std::vector<HostTensor> inputs = RandomInputs(*input, seed);
+    EvalOptions fp64;
+    fp64.fp64 = true;
+    absl::StatusOr<EvalResult> exact = Evaluate(*input, inputs, fp64);
+    absl::StatusOr<EvalResult> chain = Evaluate(*input, inputs);
+    absl::StatusOr<EvalResult> folded = Evaluate(run->graph, inputs);
+    ASSERT_TRUE(exact.ok() && chain.ok() && folded.ok());
+    const bool f32 = run->graph.type(run->graph.outputs()[0]).dtype == DType::kF32;
+    double chain_err = 0, folded_err = 0, scale = 0;
+    for (int64_t i = 0; i < exact->outputs[0].num_elements(); ++i) {
+      const double want = exact->outputs[0].GetDouble(i);
+      scale = std::max(scale, std::abs(want));
+      chain_err = std::max(chain_err, std::abs(chain->outputs[0].GetDouble(i) - want));
+      folded_err = std::max(folded_err, std::abs(folded->outputs[0].GetDouble(i) - want));
+    }
+    const double unit = f32 ? 6e-8 : 1.2e-16;  // the dtype's unit roundoff
+    EXPECT_LE(folded_err, std::max(4 * chain_err, 64 * unit * (1 + scale)))
+        << "chain " << chain_err << ", folded " << folded_err;
   }
 }
 

@@ -112,6 +112,9 @@ TEST(PipelinePropertyTest, CloseWithComposites) {
   EXPECT_GT(with_composites, kGraphs / 4);
   for (const PassInfo& pass : GraphPipeline()) {
     if (!pass.optional) continue;
+    // The generator makes no convolutions with constant weights (weights are
+    // inputs); conv_affine_fold_test runs random batch-norm chains instead.
+    if (std::string(pass.name) == "conv_affine_fold") continue;
     EXPECT_GT(applications[pass.name], 0) << pass.name << " never applied";
     std::cout << pass.name << ": " << applications[pass.name] << " applications\n";
   }
