@@ -8,8 +8,8 @@
 // k; every program checked to hold wgmma, so a silent fallback to mma.sync
 // fails. A planted fault in the matmul's result still shows, and
 // REPROKIT_WGMMA=0 brings mma.sync back. The warp-specialized variant (ws=1)
-// is judged the same way, last. Skips without a GPU of compute
-// capability 9.0.
+// and its TMA loads (tma=1) are judged the same way, last. Skips without a
+// GPU of compute capability 9.0.
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -163,6 +163,30 @@ TEST(CudaWgmmaMatmulTest, WarpSpecializedFormInEveryTile) {
            {Matmul(t, "256,256", "256,256", "256,256"), Matmul(t, "300,200", "200,264", "300,264"),
             Matmul(t, "300,8", "8,264", "300,264"), Matmul(t, "3,1,40,64", "4,64,24", "3,4,40,24"),
             Matmul(t, "384,2048", "2048,520", "384,520"), Linear(t, 4, 96, 64, 80)}) {
+        ExpectWgmma(text);
+        Check(text, Tolerance(t));
+      }
+    }
+  }
+}
+
+// tma=1: the producer loads stages with TMA from tensor maps the runtime
+// encodes for each launch (2-D matmuls; a batched one keeps cp.async). Last,
+// for the same reason as the one above.
+TEST(CudaWgmmaMatmulTest, TmaLoadsInEveryTile) {
+  REQUIRE_SM90();
+  ScopedEnv on("REPROKIT_WGMMA", "1");
+  for (const char* tile :
+       {"m=128,n=128,stages=4,pending=1,tma=1", "m=128,n=128,stages=3,pending=0,tma=1",
+        "m=64,n=64,stages=4,pending=1,tma=1"}) {
+    ScopedEnv tiling("REPROKIT_WGMMA_TILE", tile);
+    for (const std::string t : {"bf16", "f16"}) {
+      SCOPED_TRACE(absl::StrCat(t, " tile '", tile, "'"));
+      for (const std::string& text :
+           {Matmul(t, "256,256", "256,256", "256,256"), Matmul(t, "300,200", "200,264", "300,264"),
+            Matmul(t, "300,8", "8,264", "300,264"), Matmul(t, "1,64", "64,136", "1,136"),
+            Matmul(t, "384,2048", "2048,520", "384,520"), Linear(t, 1, 197, 192, 576),
+            Matmul(t, "3,1,40,64", "4,64,24", "3,4,40,24")}) {
         ExpectWgmma(text);
         Check(text, Tolerance(t));
       }

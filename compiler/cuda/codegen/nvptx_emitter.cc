@@ -91,7 +91,8 @@ void NvptxKernel::UseStage(size_t i) {
   values_->ClearCache();
 }
 
-void NvptxKernel::Begin(KernelLaunch& launch, const std::string& suffix, bool scratch) {
+void NvptxKernel::Begin(KernelLaunch& launch, const std::string& suffix, bool scratch,
+                        int tensor_maps) {
   std::vector<int32_t> writes, reads;
   launch.buffers.clear();
   for (const auto& stage : stages_) {
@@ -125,6 +126,8 @@ void NvptxKernel::Begin(KernelLaunch& launch, const std::string& suffix, bool sc
   const unsigned scratch_params = scratch ? 1 : 0;
   std::vector<llvm::Type*> params(launch.buffers.size() + scratch_params, b_.getPtrTy());
   params.push_back(b_.getInt64Ty());  // run counter
+  const unsigned first_map = static_cast<unsigned>(params.size());
+  for (int i = 0; i < tensor_maps; ++i) params.push_back(b_.getPtrTy());
   auto* type = llvm::FunctionType::get(b_.getVoidTy(), params, false);
   fn_ = llvm::Function::Create(type, llvm::Function::ExternalLinkage, launch.entry, module_);
   fn_->addFnAttr(llvm::Attribute::NoUnwind);
@@ -150,6 +153,24 @@ void NvptxKernel::Begin(KernelLaunch& launch, const std::string& suffix, bool sc
   }
   entry_block_ = llvm::BasicBlock::Create(ctx_, "entry", fn_);
   b_.SetInsertPoint(entry_block_);
+  // Tensor maps by value, read in place as grid constants (their generic
+  // address is `cvta.param`'s).
+  tensor_maps_.clear();
+  std::vector<llvm::Metadata*> grid_constants;  // 1-based parameter numbers
+  for (int i = 0; i < tensor_maps; ++i) {
+    const unsigned arg = first_map + static_cast<unsigned>(i);
+    llvm::Type* map = llvm::ArrayType::get(b_.getInt8Ty(), 128);
+    fn_->addParamAttr(arg, llvm::Attribute::getWithByValType(ctx_, map));
+    fn_->addParamAttr(arg, llvm::Attribute::getWithAlignment(ctx_, llvm::Align(64)));
+    grid_constants.push_back(llvm::ConstantAsMetadata::get(b_.getInt32(arg + 1)));
+    tensor_maps_.push_back(b_.CreatePtrToInt(fn_->getArg(arg), b_.getInt64Ty()));
+  }
+  if (tensor_maps > 0) {
+    llvm::Metadata* ops[] = {llvm::ValueAsMetadata::get(fn_),
+                             llvm::MDString::get(ctx_, "grid_constant"),
+                             llvm::MDNode::get(ctx_, grid_constants)};
+    module_.getOrInsertNamedMetadata("nvvm.annotations")->addOperand(llvm::MDNode::get(ctx_, ops));
+  }
   if (options_.fast_math) {
     llvm::FastMathFlags flags;
     flags.setAllowReassoc();
@@ -186,7 +207,7 @@ void NvptxKernel::Begin(KernelLaunch& launch, const std::string& suffix, bool sc
 }
 
 void NvptxKernel::Emit(KernelLaunch& launch) {
-  Begin(launch);
+  Begin(launch, "", false, WgmmaTensorMaps());
   switch (shape_->form) {
     case KernelForm::kGridStride:
       launch.block = {kGridStrideThreads, 1, 1};

@@ -72,6 +72,19 @@ struct KernelLaunch {
   // ring, planning/wgmma_matmul.h); above 48 KiB the runtime opts the
   // function in first.
   uint32_t dynamic_shared_bytes = 0;
+  // The wgmma matmul's TMA operands (planning/wgmma_matmul.h, tma=1): 2-D
+  // tensor maps the runtime encodes for each launch (cuTensorMapEncodeTiled,
+  // 128-byte swizzle, zero fill outside) and passes by value after the run
+  // counter, in this order.
+  struct TensorMap {
+    int32_t buffer = -1;
+    int64_t offset_bytes = 0;  // the matrix's first element in the buffer
+    bool bf16 = true;          // else f16
+    std::array<uint64_t, 2> dims{};  // elements, the contiguous one first
+    uint64_t row_bytes = 0;          // between rows of the contiguous dim
+    std::array<uint32_t, 2> box{};   // elements a copy moves, the same order
+  };
+  std::vector<TensorMap> tensor_maps;
 };
 
 inline constexpr int kGridStrideThreads = 256;

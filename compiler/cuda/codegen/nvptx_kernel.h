@@ -60,8 +60,11 @@ class NvptxKernel {
   // Makes stage `i` the one kernel_, shape_ and values_ refer to.
   void UseStage(size_t i);
   // Creates the entry `rk_<kernel><suffix>`; with `scratch` it takes the
-  // scratch buffer after the program buffers (scratch_).
-  void Begin(KernelLaunch& launch, const std::string& suffix = "", bool scratch = false);
+  // scratch buffer after the program buffers (scratch_); `tensor_maps` > 0
+  // adds that many 128-byte tensor maps by value (grid constants) after the
+  // run counter (tensor_maps_).
+  void Begin(KernelLaunch& launch, const std::string& suffix = "", bool scratch = false,
+             int tensor_maps = 0);
   void EmitGridStride();
   void EmitRowReduction(KernelLaunch& launch);
   int RowGroupThreads() const;
@@ -94,6 +97,9 @@ class NvptxKernel {
   void EmitMmaMatmul(KernelLaunch& launch, const MmaPlan& plan);
   // The sm_90a form of the same plan (wgmma_matmul.h, nvptx_wgmma_matmul.cc).
   void EmitWgmmaMatmul(KernelLaunch& launch, const MmaPlan& plan, const WgmmaTiling& tiling);
+  // Tensor maps the entry takes: 2 for a matmul on the wgmma form with TMA
+  // loads (wgmma_matmul.h, tma=1), else 0.
+  int WgmmaTensorMaps() const;
 
   // Sequential statements on the current thread.
   void EmitStmts(const std::vector<const kernel::Stmt*>& stmts);
@@ -170,6 +176,7 @@ class NvptxKernel {
   int64_t value_ops_ = 0;  // kOp and kCast expressions of all stages
   llvm::Function* fn_ = nullptr;
   llvm::Value* scratch_ = nullptr;  // the split form's partials
+  std::vector<llvm::Value*> tensor_maps_;  // generic addresses of Begin's tensor maps
   llvm::BasicBlock* entry_block_ = nullptr;
 };
 

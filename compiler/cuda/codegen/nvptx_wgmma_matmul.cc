@@ -195,6 +195,8 @@ class WgmmaTile {
 
   int registers() const { return t_.tile_n / 2; }
   llvm::Value* thread() const { return tid_; }
+  llvm::Value* row0() const { return row0_; }
+  llvm::Value* col0() const { return col0_; }
 
   // Inline PTX with side effects: `text` with operands `args` (constraints
   // `constraints`, "r" for i32), returning an i32 when `returns`.
@@ -299,6 +301,18 @@ class WgmmaTile {
 
 }  // namespace
 
+int NvptxKernel::WgmmaTensorMaps() const {
+  if (shape_->form != KernelForm::kMatmul || !options_.tensor_cores || !options_.wgmma ||
+      shape_->matmul.batch != 1 || !shape_->matmul.batch_loops.empty()) {
+    return 0;
+  }
+  const std::optional<MmaPlan> plan =
+      PlanMmaMatmul(program_, *kernel_, shape_->matmul, options_.tf32);
+  if (!plan) return 0;
+  const std::optional<WgmmaTiling> tiling = PlanWgmmaMatmul(*plan, shape_->matmul);
+  return tiling && tiling->tma ? 2 : 0;
+}
+
 void NvptxKernel::EmitWgmmaMatmul(KernelLaunch& launch, const MmaPlan& plan,
                                   const WgmmaTiling& tiling) {
   const MatmulPattern mm = shape_->matmul;
@@ -366,6 +380,53 @@ void NvptxKernel::EmitWgmmaMatmul(KernelLaunch& launch, const MmaPlan& plan,
   llvm::Value* ring_start = b_.CreateInBoundsGEP(
       b_.getInt8Ty(), ring, b_.CreateZExt(b_.CreateSub(aligned, raw), b_.getInt64Ty()));
   tile.SetMemory(base_of(plan.a), base_of(plan.b), ring_start, aligned);
+  // TMA needs each operand's offset in its buffer as a constant (the tensor
+  // maps are encoded on the host); else the producer copies with cp.async.
+  auto constant_base = [&](const MmaOperand& op) -> std::optional<int64_t> {
+    values_->ClearCache();
+    restore_batch();
+    if (mm.i_var >= 0) values_->vars[mm.i_var] = b_.getInt64(0);
+    values_->vars[mm.k_var] = b_.getInt64(0);
+    values_->vars[mm.j_var] = b_.getInt64(0);
+    llvm::Value* index = values_->Emit(op.index);
+    values_->ClearCache();
+    if (auto* c = llvm::dyn_cast<llvm::ConstantInt>(index)) return c->getSExtValue();
+    return std::nullopt;
+  };
+  bool tma = false;
+  if (!tensor_maps_.empty()) {
+    // The entry takes the maps whether or not they are used: where an
+    // offset is not constant they describe the buffers' starts, unused.
+    const std::optional<int64_t> a0 = constant_base(plan.a), b0 = constant_base(plan.b);
+    tma = a0.has_value() && b0.has_value();
+    {
+      const bool bf16 = plan.dtype == DType::kBF16;
+      // Rows of one element (a single-row left operand) still need a legal
+      // stride.
+      auto row_bytes = [&](const MmaOperand& op, int64_t contiguous) {
+        return static_cast<uint64_t>(op.row_stride > 0 ? op.row_stride * 2
+                                                       : (contiguous * 2 + 15) / 16 * 16);
+      };
+      const uint32_t k_box = WgmmaTiling::kTileK;
+      KernelLaunch::TensorMap a{plan.a.buffer,
+                                a0.value_or(0) * 2,
+                                bf16,
+                                {static_cast<uint64_t>(mm.k), static_cast<uint64_t>(mm.m)},
+                                row_bytes(plan.a, mm.k),
+                                {k_box, static_cast<uint32_t>(tiling.tile_m)}};
+      KernelLaunch::TensorMap b{plan.b.buffer, b0.value_or(0) * 2, bf16, {}, 0, {}};
+      if (plan.b.k_contiguous) {
+        b.dims = {static_cast<uint64_t>(mm.k), static_cast<uint64_t>(mm.n)};
+        b.row_bytes = row_bytes(plan.b, mm.k);
+        b.box = {k_box, static_cast<uint32_t>(tiling.tile_n)};
+      } else {
+        b.dims = {static_cast<uint64_t>(mm.n), static_cast<uint64_t>(mm.k)};
+        b.row_bytes = row_bytes(plan.b, mm.n);
+        b.box = {64, k_box};  // one 64-column block a copy
+      }
+      launch.tensor_maps = {a, b};
+    }
+  }
 
   const int stages = tiling.stages;
   const int64_t k_tiles = (mm.k + WgmmaTiling::kTileK - 1) / WgmmaTiling::kTileK;
@@ -450,7 +511,7 @@ void NvptxKernel::EmitWgmmaMatmul(KernelLaunch& launch, const MmaPlan& plan,
     If(b_.CreateICmpEQ(tile.thread(), b_.getInt64(0)), [&] {
       for (int s = 0; s < stages; ++s) {
         tile.Asm("mbarrier.init.shared::cta.b64 [$0], $1;",
-                 {bar(0, b_.getInt64(s)), b_.getInt32(128)}, "r,r");
+                 {bar(0, b_.getInt64(s)), b_.getInt32(tma ? 1 : 128)}, "r,r");
         tile.Asm("mbarrier.init.shared::cta.b64 [$0], $1;",
                  {bar(1, b_.getInt64(s)), b_.getInt32(consumers)}, "r,r");
       }
@@ -458,19 +519,58 @@ void NvptxKernel::EmitWgmmaMatmul(KernelLaunch& launch, const MmaPlan& plan,
     });
     Barrier();
     consumer = b_.CreateICmpULT(tile.thread(), b_.getInt64(consumers));
-    If(b_.CreateNot(consumer), [&] {
-      tile.SetLoaders(consumers, 128);
-      ForLoop(b_.getInt64(0), b_.getInt64(k_tiles), b_.getInt64(1), [&](llvm::Value* kt) {
-        llvm::Value* stage = b_.CreateURem(kt, b_.getInt64(stages));
-        llvm::Value* round = b_.CreateUDiv(kt, b_.getInt64(stages));
-        If(b_.CreateICmpUGE(kt, b_.getInt64(stages)),
-           [&] { wait(bar(1, stage), b_.CreateSub(round, b_.getInt64(1))); });
-        tile.LoadStage(stage, b_.CreateMul(kt, b_.getInt64(WgmmaTiling::kTileK)));
-        tile.Asm("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [$0];", {bar(0, stage)}, "r");
+    // TMA: the producer's first thread arms full[s] with the stage's bytes
+    // and starts the copies, which complete its transaction count.
+    if (tma)
+      If(b_.CreateICmpEQ(tile.thread(), b_.getInt64(consumers)), [&] {
+        llvm::Value* map_a = tensor_maps_[0];
+        llvm::Value* map_b = tensor_maps_[1];
+        ForLoop(b_.getInt64(0), b_.getInt64(k_tiles), b_.getInt64(1), [&](llvm::Value* kt) {
+          llvm::Value* stage = b_.CreateURem(kt, b_.getInt64(stages));
+          llvm::Value* round = b_.CreateUDiv(kt, b_.getInt64(stages));
+          If(b_.CreateICmpUGE(kt, b_.getInt64(stages)),
+             [&] { wait(bar(1, stage), b_.CreateSub(round, b_.getInt64(1))); });
+          llvm::Value* full = bar(0, stage);
+          tile.Asm(
+              "{\n .reg .b64 state;\n mbarrier.arrive.expect_tx.shared::cta.b64 state, [$0], "
+              "$1;\n}",
+              {full, b_.getInt32(tiling.stage_bytes())}, "r,r");
+          llvm::Value* at = b_.CreateAdd(
+              aligned, b_.CreateMul(b_.CreateTrunc(stage, i32), b_.getInt32(tiling.stage_bytes())));
+          llvm::Value* k0 = b_.CreateTrunc(b_.CreateMul(kt, b_.getInt64(WgmmaTiling::kTileK)), i32);
+          auto copy = [&](llvm::Value* dst, llvm::Value* map, llvm::Value* c0, llvm::Value* c1) {
+            tile.Asm(
+                "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+                " [$0], [$1, {$2, $3}], [$4];",
+                {dst, map, c0, c1, full}, "r,l,r,r,r");
+          };
+          copy(at, map_a, k0, b_.CreateTrunc(tile.row0(), i32));
+          llvm::Value* b_at = b_.CreateAdd(at, b_.getInt32(tiling.a_bytes()));
+          llvm::Value* col0 = b_.CreateTrunc(tile.col0(), i32);
+          if (plan.b.k_contiguous) {
+            copy(b_at, map_b, k0, col0);
+          } else {
+            for (int block = 0; block < tiling.tile_n / 64; ++block) {
+              copy(b_.CreateAdd(b_at, b_.getInt32(block * kMnBlockBytes)), map_b,
+                   b_.CreateAdd(col0, b_.getInt32(block * 64)), k0);
+            }
+          }
+        });
       });
-      b_.CreateCall(
-          llvm::Intrinsic::getDeclaration(&module_, llvm::Intrinsic::nvvm_cp_async_wait_all));
-    });
+    if (!tma)
+      If(b_.CreateNot(consumer), [&] {
+        tile.SetLoaders(consumers, 128);
+        ForLoop(b_.getInt64(0), b_.getInt64(k_tiles), b_.getInt64(1), [&](llvm::Value* kt) {
+          llvm::Value* stage = b_.CreateURem(kt, b_.getInt64(stages));
+          llvm::Value* round = b_.CreateUDiv(kt, b_.getInt64(stages));
+          If(b_.CreateICmpUGE(kt, b_.getInt64(stages)),
+             [&] { wait(bar(1, stage), b_.CreateSub(round, b_.getInt64(1))); });
+          tile.LoadStage(stage, b_.CreateMul(kt, b_.getInt64(WgmmaTiling::kTileK)));
+          tile.Asm("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [$0];", {bar(0, stage)}, "r");
+        });
+        b_.CreateCall(
+            llvm::Intrinsic::getDeclaration(&module_, llvm::Intrinsic::nvvm_cp_async_wait_all));
+      });
     If(consumer, [&] {
       ForLoop(b_.getInt64(0), b_.getInt64(k_tiles), b_.getInt64(1), [&](llvm::Value* kt) {
         wait(bar(0, b_.CreateURem(kt, b_.getInt64(stages))),

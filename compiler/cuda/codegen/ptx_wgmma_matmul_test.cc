@@ -177,6 +177,54 @@ TEST(WgmmaMatmulTest, WarpSpecializedForm) {
   EXPECT_FALSE(WgmmaTilingFromEnv().has_value());
 }
 
+// tma=1: the producer's first thread loads each stage with
+// cp.async.bulk.tensor from two tensor maps the entry takes by value (grid
+// constants after the run counter); the launch describes them for the
+// runtime. A batched matmul keeps the cp.async producer.
+TEST(WgmmaMatmulTest, TmaLoads) {
+  ScopedEnv on("REPROKIT_WGMMA", "1");
+  ScopedEnv tile("REPROKIT_WGMMA_TILE", "m=128,n=128,stages=4,pending=1,tma=1");
+  const PtxProgram p = Ptx(Matmul("bf16", 300, 200, 264));
+  ASSERT_EQ(p.launches.size(), 1u);
+  const KernelLaunch& l = p.launches[0];
+  EXPECT_EQ(l.block, (std::array<uint32_t, 3>{384, 1, 1}));
+  ASSERT_EQ(l.tensor_maps.size(), 2u);
+  const KernelLaunch::TensorMap& a = l.tensor_maps[0];
+  const KernelLaunch::TensorMap& b = l.tensor_maps[1];
+  EXPECT_EQ(a.dims, (std::array<uint64_t, 2>{200, 300}));  // [M, K], k contiguous
+  EXPECT_EQ(a.row_bytes, 400u);
+  EXPECT_EQ(a.box, (std::array<uint32_t, 2>{64, 128}));
+  EXPECT_EQ(b.dims, (std::array<uint64_t, 2>{264, 200}));  // [K, N], columns contiguous
+  EXPECT_EQ(b.row_bytes, 528u);
+  EXPECT_EQ(b.box, (std::array<uint32_t, 2>{64, 64}));
+  EXPECT_TRUE(a.bf16);
+  EXPECT_EQ(a.offset_bytes, 0);
+  // A, and B's two 64-column blocks.
+  EXPECT_EQ(Count(p.ptx,
+                  "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::"
+                  "complete_tx::bytes"),
+            3)
+      << p.ptx;
+  EXPECT_TRUE(absl::StrContains(p.ptx, "mbarrier.arrive.expect_tx.shared::cta.b64"));
+  EXPECT_TRUE(absl::StrContains(p.ptx, "cvta.param.u64"));
+  EXPECT_TRUE(absl::StrContains(p.ptx, ".param .align 64 .b8"));
+  EXPECT_FALSE(absl::StrContains(p.ptx, "cp.async.cg"));  // no cp.async producer
+  const std::string linear = R"(graph @g(%x: f16[96,64], %w: f16[80,64]) {
+    %t = transpose(%w) {perm=[1,0]} : f16[64,80]
+    %h = matmul(%x, %t) : f16[96,80]
+    return %h
+  })";
+  const PtxProgram k = Ptx(linear);
+  ASSERT_EQ(k.launches.size(), 1u);
+  ASSERT_EQ(k.launches[0].tensor_maps.size(), 2u);
+  EXPECT_EQ(k.launches[0].tensor_maps[1].dims, (std::array<uint64_t, 2>{64, 80}));  // [N, K]
+  EXPECT_EQ(k.launches[0].tensor_maps[1].box, (std::array<uint32_t, 2>{64, 128}));
+  EXPECT_FALSE(k.launches[0].tensor_maps[1].bf16);
+  const PtxProgram batched = Ptx(kLinear);
+  for (const KernelLaunch& launch : batched.launches) EXPECT_TRUE(launch.tensor_maps.empty());
+  EXPECT_TRUE(absl::StrContains(batched.ptx, "cp.async.mbarrier.arrive.noinc"));
+}
+
 // Without $REPROKIT_WGMMA_TILE the tile follows the matmul's size: the
 // largest of 128 x 128, 128 x 64, 64 x 64 that makes enough blocks for the
 // SMs, else the smallest.
@@ -236,7 +284,8 @@ TEST(WgmmaMatmulTest, PtxasAssemblesItForSm90a) {
         "m=128,n=128,stages=4,pending=1", "m=64,n=64,stages=4,pending=0",
         "m=64,n=256,stages=3,pending=1", "m=128,n=64,stages=6,pending=1",
         "m=128,n=128,stages=4,pending=1,ws=1", "m=64,n=64,stages=3,pending=0,ws=1",
-        "m=128,n=64,stages=6,pending=1,ws=1"}) {
+        "m=128,n=64,stages=6,pending=1,ws=1", "m=128,n=128,stages=4,pending=1,tma=1",
+        "m=64,n=64,stages=4,pending=0,tma=1"}) {
     ScopedEnv tiling("REPROKIT_WGMMA_TILE", tile);
     for (const std::string& text : {Matmul("bf16", 256, 128, 192), Matmul("f16", 40, 24, 8),
                                     Matmul("bf16", 4096, 4096, 4096), std::string(kLinear)}) {

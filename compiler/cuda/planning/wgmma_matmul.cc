@@ -38,10 +38,13 @@ std::optional<WgmmaTiling> WgmmaTilingFromEnv() {
       t.pending = value;
     } else if (kv.first == "ws" && (value == 0 || value == 1)) {
       t.ws = value == 1;
+    } else if (kv.first == "tma" && (value == 0 || value == 1)) {
+      t.tma = value == 1;
     } else {
       return std::nullopt;
     }
   }
+  if (t.tma) t.ws = true;  // TMA loads come from the producer warpgroup
   // The copies must run at least one tile ahead, and the ring must fit the
   // 227 KiB a block may opt in to.
   // With ws, the consumers' registers share the file with a producer

@@ -52,6 +52,11 @@ struct WgmmaTiling {
   // mbarriers in shared memory hand each stage between it and the consumer
   // warpgroups instead of a block-wide barrier a k tile (tile_n <= 128).
   bool ws = false;
+  // With ws: one thread of the producer loads each stage with TMA
+  // (cp.async.bulk.tensor from tensor maps the launch passes, which write
+  // the same swizzled layouts) where the matmul has no batch and constant
+  // operand offsets; else the producer's cp.async.
+  bool tma = false;
   int warpgroups() const { return tile_m / 64; }  // consumers
   int threads() const { return 128 * (warpgroups() + (ws ? 1 : 0)); }
   int a_bytes() const { return tile_m * kTileK * 2; }
@@ -65,7 +70,7 @@ struct WgmmaTiling {
 // SMs of the sm_90 parts this is tuned for (H100 / H200 SXM: 132).
 inline constexpr int64_t kWgmmaTargetBlocks = 132;
 
-// $REPROKIT_WGMMA_TILE's tile ("m=128,n=256,stages=4,pending=1,ws=0", any
+// $REPROKIT_WGMMA_TILE's tile ("m=128,n=256,stages=4,pending=1,ws=0,tma=0", any
 // subset, over the defaults above), or nullopt when it is unset, empty or
 // malformed.
 std::optional<WgmmaTiling> WgmmaTilingFromEnv();

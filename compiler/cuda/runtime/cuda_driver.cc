@@ -59,6 +59,10 @@ absl::Status CudaDevice::Launch(void*, const LaunchDims&, void**, const std::str
 absl::Status CudaDevice::AllowDynamicShared(void*, uint32_t, const std::string&) {
   return absl::UnavailableError("no CUDA");
 }
+absl::Status CudaDevice::EncodeTensorMap(void*, bool, DevicePtr, const std::array<uint64_t, 2>&,
+                                         uint64_t, const std::array<uint32_t, 2>&) {
+  return absl::UnavailableError("no CUDA");
+}
 absl::Status CudaDevice::Synchronize(const std::string&) { return absl::UnavailableError("no CUDA"); }
 absl::StatusOr<double> CudaDevice::TimeMs(const std::function<absl::Status()>&, int) {
   return absl::UnavailableError("no CUDA");
@@ -426,6 +430,32 @@ absl::Status CudaDevice::AllowDynamicShared(void* function, uint32_t bytes,
                                       CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                       static_cast<int>(bytes)),
                absl::StrCat("cuFuncSetAttribute(", what, ", max dynamic shared ", bytes, ")"));
+}
+
+absl::Status CudaDevice::EncodeTensorMap(void* map, bool bf16, DevicePtr address,
+                                         const std::array<uint64_t, 2>& dims, uint64_t row_bytes,
+                                         const std::array<uint32_t, 2>& box) {
+  using Encode = decltype(&::cuTensorMapEncodeTiled);
+  static const Encode encode = [] {
+    void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+    return lib == nullptr ? nullptr
+                          : reinterpret_cast<Encode>(dlsym(lib, "cuTensorMapEncodeTiled"));
+  }();
+  if (encode == nullptr) {
+    return absl::UnavailableError("the CUDA driver has no cuTensorMapEncodeTiled (CUDA 12+)");
+  }
+  const cuuint64_t global_dims[2] = {dims[0], dims[1]};
+  const cuuint64_t strides[1] = {row_bytes};
+  const cuuint32_t box_dims[2] = {box[0], box[1]};
+  const cuuint32_t element_strides[2] = {1, 1};
+  return Check(encode(static_cast<CUtensorMap*>(map),
+                      bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2,
+                      reinterpret_cast<void*>(static_cast<uintptr_t>(address)), global_dims,
+                      strides, box_dims, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                      CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+                      CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
+               absl::StrCat("cuTensorMapEncodeTiled(", dims[0], "x", dims[1], ", rows of ",
+                            row_bytes, " bytes, box ", box[0], "x", box[1], ")"));
 }
 
 absl::Status CudaDevice::Synchronize(const std::string& what) {

@@ -112,6 +112,14 @@ class CudaDevice {
   // Lets `function` launch with up to `bytes` of dynamic shared memory (the
   // opt-in past 48 KiB: CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES).
   absl::Status AllowDynamicShared(void* function, uint32_t bytes, const std::string& what);
+  // Encodes into `map` (128 bytes, 64-byte aligned) a 2-D tiled tensor map
+  // of f16 or bf16 elements at `address`: `dims` elements (the contiguous
+  // dim first), rows `row_bytes` apart, copies of `box` elements, 128-byte
+  // swizzle, zero fill outside (cuTensorMapEncodeTiled, looked up when first
+  // needed: drivers before CUDA 12 lack it).
+  absl::Status EncodeTensorMap(void* map, bool bf16, DevicePtr address,
+                               const std::array<uint64_t, 2>& dims, uint64_t row_bytes,
+                               const std::array<uint32_t, 2>& box);
   // Waits for all queued work; a failed kernel surfaces here (named `what`).
   absl::Status Synchronize(const std::string& what);
   // Milliseconds per call of `body` (GPU time between two events around

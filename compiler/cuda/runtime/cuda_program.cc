@@ -160,6 +160,21 @@ absl::Status CudaProgram::LaunchAll(const DeviceState& state, int64_t run_counte
     for (DevicePtr& a : args) params.push_back(&a);
     int64_t counter = run_counter;
     params.push_back(&counter);
+    // The wgmma matmul's TMA tensor maps, by value after the run counter.
+    struct alignas(64) TensorMapBytes {
+      uint8_t bytes[128];
+    };
+    std::vector<TensorMapBytes> maps(launch.tensor_maps.size());
+    for (size_t i = 0; i < maps.size(); ++i) {
+      const KernelLaunch::TensorMap& m = launch.tensor_maps[i];
+      if (absl::Status s = device_->EncodeTensorMap(
+              maps[i].bytes, m.bf16, state.pointers[m.buffer] + m.offset_bytes, m.dims,
+              m.row_bytes, m.box);
+          !s.ok()) {
+        return s;
+      }
+      params.push_back(maps[i].bytes);
+    }
     LaunchDims dims;
     dims.block = launch.block;
     dims.grid = launch.grid;
