@@ -31,9 +31,10 @@
 //
 // Matmul forms (--matmul): bf16/f16 matmuls at 4096^3 and at the zoo
 // models' linear-layer shapes (x @ w^T, w stored [N, K]), each compiled on
-// mma.sync (REPROKIT_WGMMA=0) and on wgmma (REPROKIT_WGMMA=1: the tile
-// chosen by size, then for the two large shapes each tile of --wgmma-tiles,
-// default kSweptTiles; compiler/cuda/planning/wgmma_matmul.h), TFLOP/s of each
+// mma.sync (REPROKIT_WGMMA=0) and on wgmma (REPROKIT_WGMMA=1: every shape in
+// the tile chosen by size, then the two large shapes in each tile of
+// --wgmma-tiles, default kSweptTiles, the warp-specialized ones (ws=1,
+// tma=1) last; compiler/cuda/planning/wgmma_matmul.h), TFLOP/s of each
 // and the largest difference of a wgmma result from the mma.sync one on the
 // same inputs, relative to the largest mma.sync value (both sum in f32, so
 // it stays near the output dtype's rounding; above 0.05 fails the run).
@@ -60,6 +61,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
@@ -399,7 +401,10 @@ double RelativeDifference(const HostTensor& a, const HostTensor& b) {
 constexpr const char* kSweptTiles =
     "m=128,n=128,stages=3,pending=0;m=128,n=128,stages=4,pending=1;"
     "m=128,n=128,stages=5,pending=1;m=128,n=256,stages=3,pending=1;"
-    "m=128,n=256,stages=4,pending=1;m=128,n=256,stages=4,pending=0";
+    "m=128,n=256,stages=4,pending=1;m=128,n=256,stages=4,pending=0;"
+    "m=128,n=128,stages=4,pending=1,ws=1;m=128,n=128,stages=5,pending=1,ws=1;"
+    "m=128,n=128,stages=4,pending=1,tma=1;m=128,n=128,stages=5,pending=1,tma=1;"
+    "m=128,n=128,stages=6,pending=1,tma=1";
 
 int MatmulForms(const std::vector<std::string>& swept, const std::string& json_path) {
   cuda::CudaDevice* device = DeviceOrSay();
@@ -419,54 +424,81 @@ int MatmulForms(const std::vector<std::string>& swept, const std::string& json_p
                        2.0 * mkn[0] * mkn[1] * mkn[2]});
     }
   }
-  std::printf("%-7s %-5s %-16s %10s  %-28s %10s %8s %10s\n", "case", "dtype", "m,k,n",
+  std::printf("%-7s %-5s %-16s %10s  %-36s %10s %8s %10s\n", "case", "dtype", "m,k,n",
               "mma.sync", "wgmma tile", "wgmma", "ratio", "rel.diff");
+  // Each case's graph, inputs and mma.sync run, made once.
+  struct Prepared {
+    Graph graph;
+    std::vector<HostTensor> inputs;
+    std::string mkn;
+    FormRun base;
+    double base_tflops = 0;
+  };
+  std::vector<std::optional<Prepared>> prepared(cases.size());
   std::string json = "[";
   int failures = 0;
-  for (const Case& c : cases) {
-    std::optional<Graph> graph = ParseCase(c);
-    if (!graph) return 1;
-    std::vector<HostTensor> inputs;
-    for (NodeId id : graph->inputs()) {
-      inputs.push_back(HostTensor::Random(graph->type(id), 17 + id.value));
-    }
-    const Shape& a = graph->type(graph->inputs()[0]).shape;
-    const Shape& w = graph->type(graph->inputs()[1]).shape;
-    const int64_t n = c.name == "linear" ? w.dim(0) : w.dim(1);
-    const std::string mkn = absl::StrCat(a.dim(0), ",", a.dim(1), ",", n);
-    absl::StatusOr<FormRun> base = RunForm(c, *graph, inputs, "0", "");
-    if (!base.ok()) {
-      std::fprintf(stderr, "%s %s: %s\n", c.name.c_str(), mkn.c_str(),
-                   base.status().ToString().c_str());
-      return 1;
-    }
-    const double base_tflops = c.flops / (base->ms * 1e9);
-    std::vector<std::string> tiles = {""};
-    if (c.flops >= 2.0 * 4096 * 4096 * 4096) tiles.insert(tiles.end(), swept.begin(), swept.end());
-    for (const std::string& tile : tiles) {
-      absl::StatusOr<FormRun> run = RunForm(c, *graph, inputs, "1", tile);
-      if (!run.ok()) {
-        std::printf("%-7s %-5s %-16s %10.1f  %-28s failed: %s\n", c.name.c_str(), c.dtype.c_str(),
-                    mkn.c_str(), base_tflops, tile.empty() ? "by size" : tile.c_str(),
-                    run.status().ToString().c_str());
-        ++failures;
-        continue;
+  auto run_tile = [&](size_t index, const std::string& tile) {
+    const Case& c = cases[index];
+    if (!prepared[index]) {
+      std::optional<Graph> graph = ParseCase(c);
+      if (!graph) return false;
+      Prepared p{*std::move(graph), {}, "", {}, 0};
+      for (NodeId id : p.graph.inputs()) {
+        p.inputs.push_back(HostTensor::Random(p.graph.type(id), 17 + id.value));
       }
-      const double tflops = c.flops / (run->ms * 1e9);
-      const double diff = RelativeDifference(run->outputs[0], base->outputs[0]);
-      const bool bad = diff > 0.05 || !run->wgmma_in_ptx;
-      if (bad) ++failures;
-      std::printf("%-7s %-5s %-16s %10.1f  %-28s %10.1f %7.2fx %10.2e%s\n", c.name.c_str(),
-                  c.dtype.c_str(), mkn.c_str(), base_tflops, tile.empty() ? "by size" : tile.c_str(),
-                  tflops, tflops / base_tflops, diff,
-                  !run->wgmma_in_ptx ? "  (no wgmma in the PTX)" : bad ? "  MISMATCH" : "");
-      std::fflush(stdout);
-      absl::StrAppendFormat(&json,
-                            "%s\n {\"case\": \"%s\", \"dtype\": \"%s\", \"mkn\": \"%s\", "
-                            "\"mma_sync_tflops\": %.2f, \"wgmma_tile\": \"%s\", "
-                            "\"wgmma_tflops\": %.2f, \"relative_difference\": %.3e}",
-                            json.size() > 1 ? "," : "", c.name, c.dtype, mkn, base_tflops, tile,
-                            tflops, diff);
+      const Shape& a = p.graph.type(p.graph.inputs()[0]).shape;
+      const Shape& w = p.graph.type(p.graph.inputs()[1]).shape;
+      const int64_t n = c.name == "linear" ? w.dim(0) : w.dim(1);
+      p.mkn = absl::StrCat(a.dim(0), ",", a.dim(1), ",", n);
+      absl::StatusOr<FormRun> base = RunForm(c, p.graph, p.inputs, "0", "");
+      if (!base.ok()) {
+        std::fprintf(stderr, "%s %s: %s\n", c.name.c_str(), p.mkn.c_str(),
+                     base.status().ToString().c_str());
+        return false;
+      }
+      p.base = *std::move(base);
+      p.base_tflops = c.flops / (p.base.ms * 1e9);
+      prepared[index] = std::move(p);
+    }
+    const Prepared& p = *prepared[index];
+    const char* shown = tile.empty() ? "by size" : tile.c_str();
+    absl::StatusOr<FormRun> run = RunForm(c, p.graph, p.inputs, "1", tile);
+    if (!run.ok()) {
+      std::printf("%-7s %-5s %-16s %10.1f  %-36s failed: %s\n", c.name.c_str(), c.dtype.c_str(),
+                  p.mkn.c_str(), p.base_tflops, shown, run.status().ToString().c_str());
+      ++failures;
+      return true;
+    }
+    const double tflops = c.flops / (run->ms * 1e9);
+    const double diff = RelativeDifference(run->outputs[0], p.base.outputs[0]);
+    const bool bad = diff > 0.05 || !run->wgmma_in_ptx;
+    if (bad) ++failures;
+    std::printf("%-7s %-5s %-16s %10.1f  %-36s %10.1f %7.2fx %10.2e%s\n", c.name.c_str(),
+                c.dtype.c_str(), p.mkn.c_str(), p.base_tflops, shown, tflops,
+                tflops / p.base_tflops, diff,
+                !run->wgmma_in_ptx ? "  (no wgmma in the PTX)" : bad ? "  MISMATCH" : "");
+    std::fflush(stdout);
+    absl::StrAppendFormat(&json,
+                          "%s\n {\"case\": \"%s\", \"dtype\": \"%s\", \"mkn\": \"%s\", "
+                          "\"mma_sync_tflops\": %.2f, \"wgmma_tile\": \"%s\", "
+                          "\"wgmma_tflops\": %.2f, \"relative_difference\": %.3e}",
+                          json.size() > 1 ? "," : "", c.name, c.dtype, p.mkn, p.base_tflops, tile,
+                          tflops, diff);
+    return true;
+  };
+  // Every case in the tile chosen by size, then the large ones in each swept
+  // tile, the warp-specialized (ws, tma) ones last: a stuck mbarrier wait
+  // traps, which ends the process's CUDA context.
+  for (size_t i = 0; i < cases.size(); ++i) {
+    if (!run_tile(i, "")) return 1;
+  }
+  for (const bool experimental : {false, true}) {
+    for (size_t i = 0; i < cases.size(); ++i) {
+      if (cases[i].flops < 2.0 * 4096 * 4096 * 4096) continue;
+      for (const std::string& tile : swept) {
+        const bool ws = absl::StrContains(tile, "ws=1") || absl::StrContains(tile, "tma=1");
+        if (ws == experimental && !run_tile(i, tile)) return 1;
+      }
     }
   }
   unsetenv("REPROKIT_WGMMA");
