@@ -209,9 +209,10 @@ void NvptxKernel::Begin(KernelLaunch& launch, const std::string& suffix, bool sc
 void NvptxKernel::Emit(KernelLaunch& launch) {
   Begin(launch, "", false, WgmmaTensorMaps());
   switch (shape_->form) {
-    case KernelForm::kGridStride:
-      launch.block = {kGridStrideThreads, 1, 1};
-      Annotate(module_, fn_, "maxntidx", kGridStrideThreads);
+    case KernelForm::kGridStride: {
+      const int threads = shape_->thread_per_row ? kThreadRowBlockThreads : kGridStrideThreads;
+      launch.block = {static_cast<uint32_t>(threads), 1, 1};
+      Annotate(module_, fn_, "maxntidx", threads);
       launch.work = 1;
       for (const LoopChain& phase : shape_->phases) {
         const int64_t inner = phase.loops.empty() ? 1 : phase.loops.back()->extent;
@@ -219,6 +220,7 @@ void NvptxKernel::Emit(KernelLaunch& launch) {
       }
       EmitGridStride();
       break;
+    }
     case KernelForm::kRowReduction: EmitRowReduction(launch); break;
     case KernelForm::kMatmul: EmitMatmul(launch); break;
     case KernelForm::kRowPartials:

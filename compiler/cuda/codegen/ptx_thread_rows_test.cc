@@ -42,6 +42,9 @@ TEST(PtxThreadRowsTest, ResNetConvolutionsRunAThreadPerOutput) {
     const int out = (c.size + 2 * (c.kernel / 2) - c.kernel) / c.stride + 1;
     EXPECT_EQ(p.launches[0].form, KernelForm::kGridStride);
     EXPECT_EQ(p.launches[0].work, int64_t{c.cout} * out * out);  // one output a thread
+    EXPECT_EQ(p.launches[0].block[0], static_cast<uint32_t>(kThreadRowBlockThreads));
+    EXPECT_TRUE(absl::StrContains(p.ptx, absl::StrCat(".maxntid ", kThreadRowBlockThreads, ", 1, 1")))
+        << p.ptx.substr(0, 2000);
     EXPECT_EQ(Count(p.ptx, "shfl.sync"), 0);
     EXPECT_EQ(Count(p.ptx, "bar.sync"), 0);
     // The window's loops are unrolled: every tap of a channel (all of
@@ -114,6 +117,9 @@ TEST(PtxThreadRowsTest, SoftmaxOverColumnsReducesAThreadPerColumn) {
   for (const auto& launch : p.launches) EXPECT_EQ(launch.form, KernelForm::kGridStride);
   EXPECT_EQ(p.launches[0].work, 65536);
   EXPECT_EQ(p.launches[2].work, 65536);
+  // The column reductions in small blocks, the elementwise kernels as ever.
+  EXPECT_EQ(p.launches[0].block[0], static_cast<uint32_t>(kThreadRowBlockThreads));
+  EXPECT_EQ(p.launches[1].block[0], static_cast<uint32_t>(kGridStrideThreads));
 }
 
 TEST(PtxThreadRowsTest, EpilogueLoopsKeepTheRowForms) {

@@ -44,6 +44,11 @@ namespace rk::compiler::cuda {
 
 inline constexpr int64_t kMinThreadRows = 16384;
 inline constexpr int64_t kMaxThreadRowPoints = 16384;
+// Threads a block of a thread-row kernel (the grid-stride form's blocks have
+// 256): a batch-1 CNN's late layers have 25088 or 50176 rows, 98 or 196
+// blocks of 256 on 132 SMs (a quarter idle, or half of them with twice the
+// work of the others); in blocks of 64 every SM gets 3 or 6.
+inline constexpr int kThreadRowBlockThreads = 64;
 // The emitter unrolls a thread row's loops of at most this many iterations
 // (a 3x3 or 7x7 window's), so their bounds checks and offsets fold.
 inline constexpr int64_t kUnrolledWindowExtent = 8;
