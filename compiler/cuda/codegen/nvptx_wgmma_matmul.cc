@@ -10,7 +10,8 @@
 // mma.sync and SIMT forms, with the f32 sum widened to the accumulator type.
 // Two ways to run the k loop: every thread copies and multiplies, a
 // block-wide barrier a k tile (the default), or (ws=1) a producer warpgroup
-// copies while the consumers multiply, stages handed over by mbarriers.
+// copies while the consumers multiply, stages handed over by mbarriers; with
+// tma=1 one producer thread loads each stage by TMA.
 //
 // What this relies on, from NVIDIA's PTX ISA (wgmma sections):
 //  - Matrix descriptor (64 bits): bits 0-13 start address >> 4, 16-29
@@ -43,6 +44,14 @@
 //    is true once the phase of that parity has completed; wgmma completion
 //    carries an implicit async-to-generic proxy fence, so a stage freed after
 //    wgmma.wait_group may be overwritten by cp.async.
+//  - (tma=1) A tensor map encoded with 128-byte swizzle makes
+//    `cp.async.bulk.tensor` write each box row of 128 bytes with its 16-byte
+//    chunks XORed by the row's index mod 8 relative to a 1024-byte-aligned
+//    destination: the layouts above. Elements outside the tensor are written
+//    as zeros and still count toward the mbarrier's transaction bytes, which
+//    `mbarrier.arrive.expect_tx` sets before the copies start. A tensor map
+//    may live in kernel parameter space; with the grid_constant annotation
+//    LLVM gives its generic address (`cvta.param`).
 // LLVM 19's NVPTX has no wgmma or mbarrier-parity intrinsics, so they are
 // inline PTX.
 #include "absl/strings/str_cat.h"
