@@ -342,10 +342,14 @@ void NvptxKernel::EmitStmt(const Stmt& s) {
   switch (s.kind) {
     case StmtKind::kLoop: {
       if (s.extent <= 0) return;
-      // A thread's own row of a window (thread_rows.h): its short kernel
-      // loops unrolled, so the window's bounds checks and offsets fold.
-      const int unroll =
-          shape_->thread_per_row && s.extent <= kUnrolledWindowExtent ? static_cast<int>(s.extent) : 1;
+      // A thread's own row of a window (thread_rows.h): its short loops
+      // inside the row's outermost one (a window's kh and kw) unrolled, so
+      // their bounds checks and offsets fold.
+      const std::vector<const Stmt*>& row = shape_->phases[0].body;
+      const bool inner = std::find(row.begin(), row.end(), &s) == row.end();
+      const int unroll = shape_->thread_per_row && inner && s.extent <= kUnrolledWindowExtent
+                             ? static_cast<int>(s.extent)
+                             : 1;
       ForLoop(b_.getInt64(0), b_.getInt64(s.extent), b_.getInt64(1), [&](llvm::Value* iv) {
         values_->vars[s.var] = iv;
         for (const Stmt& c : s.body) EmitStmt(c);

@@ -50,7 +50,8 @@ inline constexpr int64_t kMaxThreadRowPoints = 16384;
 // work of the others); in blocks of 64 every SM gets 3 or 6.
 inline constexpr int kThreadRowBlockThreads = 64;
 // The emitter unrolls a thread row's loops of at most this many iterations
-// (a 3x3 or 7x7 window's), so their bounds checks and offsets fold.
+// inside its outermost one (a 3x3 or 7x7 window's), so their bounds checks
+// and offsets fold.
 inline constexpr int64_t kUnrolledWindowExtent = 8;
 
 // Whether the row reduction `row` over the rows `rows` of `kernel` reads
