@@ -404,7 +404,8 @@ constexpr const char* kSweptTiles =
     "m=128,n=256,stages=4,pending=1;m=128,n=256,stages=4,pending=0;"
     "m=128,n=128,stages=4,pending=1,ws=1;m=128,n=128,stages=5,pending=1,ws=1;"
     "m=128,n=128,stages=4,pending=1,tma=1;m=128,n=128,stages=5,pending=1,tma=1;"
-    "m=128,n=128,stages=6,pending=1,tma=1";
+    "m=128,n=128,stages=6,pending=1,tma=1;m=128,n=256,stages=4,pending=1,tma=1;"
+    "m=128,n=256,stages=3,pending=1,tma=1";
 
 int MatmulForms(const std::vector<std::string>& swept, const std::string& json_path) {
   cuda::CudaDevice* device = DeviceOrSay();

@@ -285,7 +285,7 @@ TEST(WgmmaMatmulTest, PtxasAssemblesItForSm90a) {
         "m=64,n=256,stages=3,pending=1", "m=128,n=64,stages=6,pending=1",
         "m=128,n=128,stages=4,pending=1,ws=1", "m=64,n=64,stages=3,pending=0,ws=1",
         "m=128,n=64,stages=6,pending=1,ws=1", "m=128,n=128,stages=4,pending=1,tma=1",
-        "m=64,n=64,stages=4,pending=0,tma=1"}) {
+        "m=64,n=64,stages=4,pending=0,tma=1", "m=128,n=256,stages=4,pending=1,tma=1"}) {
     ScopedEnv tiling("REPROKIT_WGMMA_TILE", tile);
     for (const std::string& text : {Matmul("bf16", 256, 128, 192), Matmul("f16", 40, 24, 8),
                                     Matmul("bf16", 4096, 4096, 4096), std::string(kLinear)}) {
