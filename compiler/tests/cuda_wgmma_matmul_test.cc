@@ -178,7 +178,7 @@ TEST(CudaWgmmaMatmulTest, TmaLoadsInEveryTile) {
   ScopedEnv on("REPROKIT_WGMMA", "1");
   for (const char* tile :
        {"m=128,n=128,stages=4,pending=1,tma=1", "m=128,n=128,stages=3,pending=0,tma=1",
-        "m=64,n=64,stages=4,pending=1,tma=1"}) {
+        "m=64,n=64,stages=4,pending=1,tma=1", "m=128,n=256,stages=4,pending=1,tma=1"}) {
     ScopedEnv tiling("REPROKIT_WGMMA_TILE", tile);
     for (const std::string t : {"bf16", "f16"}) {
       SCOPED_TRACE(absl::StrCat(t, " tile '", tile, "'"));
