@@ -190,6 +190,11 @@ TEST(CudaWgmmaMatmulTest, TmaLoadsInEveryTile) {
         ExpectWgmma(text);
         Check(text, Tolerance(t));
       }
+      // A 2-D matmul takes TMA: the launch carries its two tensor maps.
+      const cuda::PtxProgram p = cuda::Ptx(Matmul(t, "300,200", "200,264", "300,264"));
+      ASSERT_EQ(p.launches.size(), 1u);
+      EXPECT_EQ(p.launches[0].tensor_maps.size(), 2u);
+      EXPECT_TRUE(absl::StrContains(p.ptx, "cp.async.bulk.tensor"));
     }
   }
 }
