@@ -66,7 +66,8 @@ using wgmma::WgmmaTile;
 
 int NvptxKernel::WgmmaTensorMaps() const {
   if (shape_->form != KernelForm::kMatmul || !options_.tensor_cores || !options_.wgmma ||
-      shape_->matmul.batch != 1 || !shape_->matmul.batch_loops.empty()) {
+      shape_->matmul.batch != 1 || !shape_->matmul.batch_loops.empty() || shape_->matmul.k == 0 ||
+      shape_->matmul.m == 0 || shape_->matmul.n == 0) {
     return 0;
   }
   const std::optional<MmaPlan> plan =
