@@ -130,13 +130,25 @@ std::optional<Fold> ChainAfter(const Graph& g, NodeId conv,
   return fold;
 }
 
+template <typename T>
+void ScaleRows(const T* in, T* out, const std::vector<double>& a, int64_t per_channel) {
+  for (size_t c = 0; c < a.size(); ++c) {
+    for (int64_t j = 0; j < per_channel; ++j, ++in, ++out) {
+      *out = static_cast<T>(static_cast<double>(*in) * a[c]);
+    }
+  }
+}
+
 // The convolution's weights scaled per output channel, rounded once.
 absl::StatusOr<HostTensor> ScaledWeights(const Graph& g, const Fold& fold) {
   RK_ASSIGN_OR_RETURN(HostTensor w, g.node(g.node(fold.conv).operands[1]).attrs.GetTensor("value"));
-  HostTensor scaled = w.Clone();
+  // A fresh tensor: the attribute's storage is shared with the old graph.
+  HostTensor scaled = HostTensor::Uninitialized(w.type());
   const int64_t per_channel = w.num_elements() / static_cast<int64_t>(fold.a.size());
-  for (int64_t i = 0; i < w.num_elements(); ++i) {
-    scaled.SetDouble(i, w.GetDouble(i) * fold.a[i / per_channel]);
+  if (w.dtype() == DType::kF32) {
+    ScaleRows(w.data<float>(), scaled.data<float>(), fold.a, per_channel);
+  } else {
+    ScaleRows(w.data<double>(), scaled.data<double>(), fold.a, per_channel);
   }
   return scaled;
 }
