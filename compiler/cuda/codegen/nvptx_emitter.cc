@@ -345,11 +345,11 @@ void NvptxKernel::EmitStmt(const Stmt& s) {
       // A thread's own row of a window (thread_rows.h): its short loops
       // inside the row's outermost one (a window's kh and kw) unrolled, so
       // their bounds checks and offsets fold.
-      const std::vector<const Stmt*>& row = shape_->phases[0].body;
-      const bool inner = std::find(row.begin(), row.end(), &s) == row.end();
-      const int unroll = shape_->thread_per_row && inner && s.extent <= kUnrolledWindowExtent
-                             ? static_cast<int>(s.extent)
-                             : 1;
+      int unroll = 1;
+      if (shape_->thread_per_row && s.extent <= kUnrolledWindowExtent) {
+        const std::vector<const Stmt*>& row = shape_->phases[0].body;
+        if (std::find(row.begin(), row.end(), &s) == row.end()) unroll = static_cast<int>(s.extent);
+      }
       ForLoop(b_.getInt64(0), b_.getInt64(s.extent), b_.getInt64(1), [&](llvm::Value* iv) {
         values_->vars[s.var] = iv;
         for (const Stmt& c : s.body) EmitStmt(c);
