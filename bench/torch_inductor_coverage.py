@@ -73,7 +73,9 @@ def build(name, device):
 def survey(name, device):
     import torch
     sys.path.insert(0, os.path.join(ROOT, "python"))
-    from reprokit_torch import capture, convert
+    from reprokit_torch import capture
+    # The module (reprokit_torch.convert, the name, is the function).
+    from reprokit_torch.convert import UnsupportedOpsError, convert as convert_graph
     from torch._inductor.compile_fx import compile_fx
     graphs = []
 
@@ -82,9 +84,9 @@ def survey(name, device):
         row = {"graph": kind, "nodes": sum(1 for n in gm.graph.nodes if n.op == "call_function")}
         try:
             with capture.real_mode():
-                convert.convert(gm, capture.real_inputs(example_inputs), name, random="inputs")
+                convert_graph(gm, capture.real_inputs(example_inputs), name, random="inputs")
             row["maps"] = True
-        except convert.UnsupportedOpsError as e:
+        except UnsupportedOpsError as e:
             row["maps"] = False
             row["unsupported"] = [{"op": op, "count": c, "first": f, "reason": r}
                                   for op, c, f, r in e.ops]
