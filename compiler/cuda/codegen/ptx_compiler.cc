@@ -395,14 +395,18 @@ std::string NvptxArchFor(int cc_major, int cc_minor) {
 absl::StatusOr<PtxProgram> CompileToPtx(const kernel::Program& program,
                                         const GpuOptions& requested, bool keep_llvm_text) {
   const auto start = std::chrono::steady_clock::now();
-  // sm_90 becomes sm_90a where the wgmma matmul form is on
-  // (planning/wgmma_matmul.h); the module keys and the assemblers see it.
-  GpuOptions options = requested;
-  if (options.tensor_cores) options.arch = WgmmaArch(options.arch);
-  absl::StatusOr<NvptxTarget*> target = TargetFor(options.arch);
-  if (!target.ok()) return target.status();
   absl::StatusOr<std::unique_ptr<NvptxPlan>> plan = PlanNvptx(program);
   if (!plan.ok()) return plan.status();
+  // sm_90 becomes sm_90a where the wgmma matmul form is on and a matmul
+  // takes it (planning/wgmma_matmul.h); the module keys and the assemblers
+  // see it.
+  GpuOptions options = requested;
+  if (options.tensor_cores && WgmmaArch(options.arch) != options.arch &&
+      HasWgmmaMatmul((*plan)->program, (*plan)->shapes, options.tf32)) {
+    options.arch = WgmmaArch(options.arch);
+  }
+  absl::StatusOr<NvptxTarget*> target = TargetFor(options.arch);
+  if (!target.ok()) return target.status();
   const int units = static_cast<int>((*plan)->units.size());
   // With the disk cache every unit is a module of its own; without it
   // consecutive units share a module, one module a thread, or one in all when

@@ -2,6 +2,7 @@
 // without a GPU: which matmuls take it, their launch shape, the PTX
 // instructions, and that ptxas assembles it for sm_80 and sm_90.
 #include <array>
+#include <cstdlib>
 #include <random>
 #include <string>
 
@@ -13,6 +14,11 @@
 
 namespace rk::compiler::cuda {
 namespace {
+
+// These tests are about the mma.sync form on sm_80 and sm_90: pinned there
+// whatever the wgmma form's default (planning/wgmma_matmul.h; its own tests
+// set $REPROKIT_WGMMA themselves). Linked into the whole test binary.
+const bool kMmaSyncPinned = [] { return setenv("REPROKIT_WGMMA", "0", 1) == 0; }();
 
 std::string Matmul(const std::string& dtype, int64_t m, int64_t k, int64_t n) {
   return absl::StrCat("graph @g(%a: ", dtype, "[", m, ",", k, "], %b: ", dtype, "[", k, ",", n,

@@ -109,8 +109,12 @@ TEST(WgmmaMatmulTest, OnlyWhenEnabledAndOnlyForSm90) {
   const std::string tf32_ptx = Ptx(Matmul("f32", 256, 128, 256), tf32).ptx;
   EXPECT_TRUE(absl::StrContains(tf32_ptx, "mma.sync.aligned.m16n8k8")) << tf32_ptx;
   EXPECT_FALSE(absl::StrContains(tf32_ptx, "wgmma"));
-  // Operands that do not qualify for mma.sync do not take wgmma either.
-  EXPECT_FALSE(absl::StrContains(Ptx(Matmul("bf16", 64, 20, 64)).ptx, "wgmma"));
+  // Operands that do not qualify for mma.sync do not take wgmma either, and
+  // a program without such a matmul keeps sm_90.
+  const std::string odd = Ptx(Matmul("bf16", 64, 20, 64)).ptx;
+  EXPECT_FALSE(absl::StrContains(odd, "wgmma"));
+  EXPECT_TRUE(absl::StrContains(odd, ".target sm_90\n")) << odd.substr(0, 300);
+  EXPECT_TRUE(absl::StrContains(Ptx(Unary("exp", "f32[64,64]")).ptx, ".target sm_90\n"));
 }
 
 TEST(WgmmaMatmulTest, LaunchShapeAndDynamicSharedMemory) {

@@ -20,6 +20,17 @@ std::string WgmmaArch(const std::string& arch) {
   return arch == "sm_90" && WgmmaEnabled() ? "sm_90a" : arch;
 }
 
+bool HasWgmmaMatmul(const kernel::Program& program, const std::vector<KernelShape>& shapes,
+                    bool tf32) {
+  for (size_t k = 0; k < shapes.size() && k < program.kernels.size(); ++k) {
+    if (shapes[k].form != KernelForm::kMatmul) continue;
+    const std::optional<MmaPlan> plan =
+        PlanMmaMatmul(program, program.kernels[k], shapes[k].matmul, tf32);
+    if (plan && PlanWgmmaMatmul(*plan, shapes[k].matmul)) return true;
+  }
+  return false;
+}
+
 std::optional<WgmmaTiling> WgmmaTilingFromEnv() {
   const char* v = std::getenv("REPROKIT_WGMMA_TILE");
   if (v == nullptr || *v == 0) return std::nullopt;

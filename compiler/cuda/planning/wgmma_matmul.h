@@ -21,6 +21,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "compiler/cuda/planning/mma_matmul.h"
 
@@ -35,6 +36,12 @@ bool WgmmaEnabled();
 // The arch a module is compiled for: sm_90a in place of sm_90 when wgmma is
 // enabled, else `arch`.
 std::string WgmmaArch(const std::string& arch);
+
+// Whether a kernel of `program` (shapes from AnalyzeKernel, one a kernel)
+// takes the wgmma form where it is enabled: a compile promotes sm_90 to
+// sm_90a only then, so programs without such a matmul keep their PTX.
+bool HasWgmmaMatmul(const kernel::Program& program, const std::vector<KernelShape>& shapes,
+                    bool tf32);
 
 // A block's tile: tile_m / 64 consumer warpgroups of m64 rows each (tile_m x
 // tile_n), a k tile of 64 elements (one 128-byte swizzle row), `stages` of
