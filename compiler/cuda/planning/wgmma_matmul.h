@@ -8,9 +8,10 @@
 // operand), so the choice never changes which graphs compile, only their
 // code. The form is switched by $REPROKIT_WGMMA: "1" on, "0" off (mma.sync
 // everywhere, for A/B runs), unset: kWgmmaByDefault. When it is on, a
-// compile for sm_90 is promoted to sm_90a (ptx_compiler.cc: WgmmaArch): the
-// wgmma instructions exist only in arch-specific PTX, which runs only on
-// compute capability 9.0, the only device an sm_90 compile is meant for.
+// compile for sm_90 with a matmul that takes the form is promoted to sm_90a
+// (ptx_compiler.cc: WgmmaArch, HasWgmmaMatmul): the wgmma instructions exist
+// only in arch-specific PTX, which runs only on compute capability 9.0, the
+// only device an sm_90 compile is meant for.
 // $REPROKIT_WGMMA_TILE ("m=128,n=256,stages=4,pending=1", any subset)
 // overrides the tile for tuning runs; a malformed value is ignored.
 //
