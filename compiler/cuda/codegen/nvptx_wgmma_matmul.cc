@@ -283,12 +283,6 @@ void NvptxKernel::EmitWgmmaMatmul(KernelLaunch& launch, const MmaPlan& plan,
     });
     Barrier();
     consumer = b_.CreateICmpULT(tile.thread(), b_.getInt64(consumers));
-    if (tiling.tile_n > 128) {
-      // 64 x 256 sums a consumer thread: registers move from the producer
-      // warpgroup to the consumers (128 x 40 + 256 x 232 <= 64K).
-      If(b_.CreateNot(consumer), [&] { tile.Asm("setmaxnreg.dec.sync.aligned.u32 40;"); });
-      If(consumer, [&] { tile.Asm("setmaxnreg.inc.sync.aligned.u32 232;"); });
-    }
     // TMA: the producer's first thread arms full[s] with the stage's bytes
     // and starts the copies, which complete its transaction count.
     if (tma)

@@ -59,8 +59,9 @@ std::optional<WgmmaTiling> WgmmaTilingFromEnv() {
   // The copies must run at least one tile ahead, and the ring must fit the
   // 227 KiB a block may opt in to.
   // With ws, the consumers' registers share the file with a producer
-  // warpgroup: N up to 128, or 256 with TMA (setmaxnreg moves registers from
-  // the producer, which then needs few, to the consumers).
+  // warpgroup: N up to 128, or 256 with TMA (ptxas fits 128 x 256 with TMA
+  // in 154 registers a thread, under the 168 that 384 threads may have; no
+  // setmaxnreg, whose .inc waits forever where the pool falls short).
   if ((!t.ws && t.stages - 1 - t.pending < 1) || t.shared_bytes() > 227 * 1024) return std::nullopt;
   if (t.ws && t.tile_n > 128 && !(t.tma && t.tile_m == 128)) return std::nullopt;
   return t;
