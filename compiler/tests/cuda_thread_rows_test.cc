@@ -38,6 +38,7 @@ struct Case {
 // thread per row (a grid-stride launch of one row a thread), then judges
 // the cases on the GPU.
 void CheckThreadRows(const std::vector<Case>& cases) {
+  cuda::EnvOverride on("REPROKIT_CUDA_THREAD_ROWS", "1");  // off by default (thread_rows.h)
   for (const Case& c : cases) {
     SCOPED_TRACE(c.text);
     cuda::PtxProgram p = cuda::Ptx(c.text);

@@ -82,4 +82,17 @@ std::optional<std::string> PtxasErrors(const std::string& module, const std::str
   return status == 0 ? "" : output;
 }
 
+EnvOverride::EnvOverride(const char* name, const char* value) : name_(name) {
+  if (const char* v = std::getenv(name)) old_ = v;
+  setenv(name, value, 1);
+}
+
+EnvOverride::~EnvOverride() {
+  if (old_) {
+    setenv(name_.c_str(), old_->c_str(), 1);
+  } else {
+    unsetenv(name_.c_str());
+  }
+}
+
 }  // namespace rk::compiler::cuda

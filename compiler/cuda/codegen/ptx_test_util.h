@@ -34,6 +34,20 @@ int Count(const std::string& text, const std::string& what);
 // (empty when there is none).
 std::string EntryText(const std::string& ptx, const std::string& name);
 
+// Sets an environment variable for its scope (the CUDA backend's switches
+// that are read from the environment), then restores it.
+class EnvOverride {
+ public:
+  EnvOverride(const char* name, const char* value);
+  ~EnvOverride();
+  EnvOverride(const EnvOverride&) = delete;
+  EnvOverride& operator=(const EnvOverride&) = delete;
+
+ private:
+  std::string name_;
+  std::optional<std::string> old_;
+};
+
 // What ptxas says of `module` assembled for `arch` ("" when it assembles);
 // nullopt when there is no ptxas ($CUDA_PATH/bin, else /usr/local/cuda/bin).
 std::optional<std::string> PtxasErrors(const std::string& module, const std::string& arch);

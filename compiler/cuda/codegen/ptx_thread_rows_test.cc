@@ -26,7 +26,20 @@ std::string Conv(const std::string& dtype, int cin, int size, int cout, int kern
                       ",", out, "]\n  return %y\n}");
 }
 
+TEST(PtxThreadRowsTest, OffUnlessAskedFor) {
+  const std::string text = Conv("f32", 64, 56, 64, 3, 1);
+  for (const char* value : {"", "0"}) {
+    SCOPED_TRACE(value);
+    EnvOverride set("REPROKIT_CUDA_THREAD_ROWS", value);
+    PtxProgram p = Ptx(text);
+    ASSERT_EQ(p.launches.size(), 1u);
+    EXPECT_NE(p.launches[0].block[0], static_cast<uint32_t>(kThreadRowBlockThreads));
+    EXPECT_NE(p.launches[0].form, KernelForm::kGridStride);
+  }
+}
+
 TEST(PtxThreadRowsTest, ResNetConvolutionsRunAThreadPerOutput) {
+  EnvOverride on("REPROKIT_CUDA_THREAD_ROWS", "1");
   // ResNet-18's layer1 3x3, its stride-2 3x3 into layer2, its 1x1
   // downsample and its 7x7 stem: consecutive outputs read consecutive
   // inputs and one weight.
@@ -54,6 +67,7 @@ TEST(PtxThreadRowsTest, ResNetConvolutionsRunAThreadPerOutput) {
 }
 
 TEST(PtxThreadRowsTest, LowPrecisionConvolutionsToo) {
+  EnvOverride on("REPROKIT_CUDA_THREAD_ROWS", "1");
   for (const char* dtype : {"bf16", "f16"}) {
     PtxProgram p = Ptx(Conv(dtype, 128, 28, 128, 3, 1));
     ASSERT_EQ(p.launches.size(), 1u);
@@ -63,6 +77,7 @@ TEST(PtxThreadRowsTest, LowPrecisionConvolutionsToo) {
 }
 
 TEST(PtxThreadRowsTest, ColumnSumsRunAThreadPerColumn) {
+  EnvOverride on("REPROKIT_CUDA_THREAD_ROWS", "1");
   PtxProgram p = Ptx(R"(graph @g(%x: f32[64,262144]) {
     %s = reduce_sum(%x) {axes=[0], keepdim=false} : f32[262144]
     return %s
@@ -74,6 +89,7 @@ TEST(PtxThreadRowsTest, ColumnSumsRunAThreadPerColumn) {
 }
 
 TEST(PtxThreadRowsTest, ContiguousRowsKeepTheRowForms) {
+  EnvOverride on("REPROKIT_CUDA_THREAD_ROWS", "1");
   // A softmax row is contiguous: a warp per row reads it in whole lines.
   PtxProgram softmax = Ptx(R"(graph @g(%x: f32[65536,768]) {
     %s = softmax(%x) {axis=1} : f32[65536,768]
@@ -95,6 +111,7 @@ TEST(PtxThreadRowsTest, ContiguousRowsKeepTheRowForms) {
 }
 
 TEST(PtxThreadRowsTest, FewRowsOrLongRowsKeepTheRowForms) {
+  EnvOverride on("REPROKIT_CUDA_THREAD_ROWS", "1");
   // 16 x 8 x 8 outputs: too few threads.
   PtxProgram few = Ptx(Conv("f32", 64, 8, 16, 3, 1));
   ASSERT_EQ(few.launches.size(), 1u);
@@ -108,6 +125,7 @@ TEST(PtxThreadRowsTest, FewRowsOrLongRowsKeepTheRowForms) {
 }
 
 TEST(PtxThreadRowsTest, SoftmaxOverColumnsReducesAThreadPerColumn) {
+  EnvOverride on("REPROKIT_CUDA_THREAD_ROWS", "1");
   // Softmax over axis 0 is four kernels; its max and sum read down columns.
   PtxProgram p = Ptx(R"(graph @g(%x: f32[64,65536]) {
     %s = softmax(%x) {axis=0} : f32[64,65536]
@@ -123,6 +141,7 @@ TEST(PtxThreadRowsTest, SoftmaxOverColumnsReducesAThreadPerColumn) {
 }
 
 TEST(PtxThreadRowsTest, EpilogueLoopsKeepTheRowForms) {
+  EnvOverride on("REPROKIT_CUDA_THREAD_ROWS", "1");
   // The transposed softmax's sum reads down columns too, but its divide is a
   // loop over the row in the epilogue: that kernel stays in the row forms.
   PtxProgram p = Ptx(R"(graph @g(%x: f32[64,65536]) {

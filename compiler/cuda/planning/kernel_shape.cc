@@ -187,7 +187,7 @@ KernelShape AnalyzeKernel(const Program& program, const Kernel& kernel) {
   RowReduction row;
   MatmulPattern mm;
   if (MatchRowReduction(rows.body, row) && row.reduce.points >= kMinBlockReduction) {
-    if (PrefersThreadPerRow(program, kernel, rows, row)) {
+    if (ThreadRowsEnabled() && PrefersThreadPerRow(program, kernel, rows, row)) {
       shape.thread_per_row = true;
     } else {
       shape.form = KernelForm::kRowReduction;

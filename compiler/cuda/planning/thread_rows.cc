@@ -1,6 +1,8 @@
 #include "compiler/cuda/planning/thread_rows.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
 #include <optional>
 #include <set>
 #include <tuple>
@@ -128,6 +130,12 @@ int64_t Lines(const Program& program, const Kernel& k, const LoopChain& rows,
 }
 
 }  // namespace
+
+bool ThreadRowsEnabled() {
+  const char* v = std::getenv("REPROKIT_CUDA_THREAD_ROWS");
+  if (v == nullptr || *v == 0) return kThreadRowsByDefault;
+  return std::strcmp(v, "0") != 0;
+}
 
 bool PrefersThreadPerRow(const Program& program, const Kernel& kernel, const LoopChain& rows,
                          const RowReduction& row) {

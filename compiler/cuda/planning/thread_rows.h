@@ -54,6 +54,12 @@ inline constexpr int kThreadRowBlockThreads = 64;
 // and offsets fold.
 inline constexpr int64_t kUnrolledWindowExtent = 8;
 
+// Off until measured on a GPU: the form has run only in PTX and ptxas tests
+// so far. $REPROKIT_CUDA_THREAD_ROWS="1" turns it on, "0" off; unset:
+// kThreadRowsByDefault.
+inline constexpr bool kThreadRowsByDefault = false;
+bool ThreadRowsEnabled();
+
 // Whether the row reduction `row` over the rows `rows` of `kernel` reads
 // memory better with a thread per row (above).
 bool PrefersThreadPerRow(const kernel::Program& program, const kernel::Kernel& kernel,
