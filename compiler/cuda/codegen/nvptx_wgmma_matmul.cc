@@ -237,8 +237,9 @@ void NvptxKernel::EmitWgmmaMatmul(KernelLaunch& launch, const MmaPlan& plan,
     // uses stage kt % stages in round kt / stages, whose phase parity is
     // round % 2; the producer refills a stage once the previous round's
     // empty phase completed. A wait that never ends traps instead of hanging
-    // (after 2^22 tries: tens of milliseconds at least, where a stage's wait
-    // takes microseconds).
+    // (after 2^22 tries of at most a microsecond each, the time hint: tens of
+    // milliseconds at least and seconds at most, where a stage's wait takes
+    // microseconds).
     const int consumers = 128 * tiling.warpgroups();
     llvm::Value* bars = b_.CreateAdd(aligned, b_.getInt32(stages * tiling.stage_bytes()));
     auto bar = [&](int which, llvm::Value* stage) {  // 0 full, 1 empty
@@ -258,7 +259,7 @@ void NvptxKernel::EmitWgmmaMatmul(KernelLaunch& launch, const MmaPlan& plan,
       llvm::PHINode* tries = b_.CreatePHI(i32, 2);
       tries->addIncoming(b_.getInt32(0), pre);
       llvm::Value* ok = tile.Asm(
-          "{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [$1], $2;\n"
+          "{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [$1], $2, 1000;\n"
           " selp.u32 $0, 1, 0, p;\n}",
           {address, parity}, "=r,r,r", true);
       b_.CreateCondBr(b_.CreateICmpNE(ok, b_.getInt32(0)), done, retry);
