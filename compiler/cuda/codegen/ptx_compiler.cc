@@ -472,6 +472,7 @@ std::string PrintLaunches(const std::vector<KernelLaunch>& launches) {
     if (l.dynamic_shared_bytes > 0) {
       absl::StrAppendFormat(&text, "  dynamic_shared=%d", l.dynamic_shared_bytes);
     }
+    if (!l.tensor_maps.empty()) absl::StrAppendFormat(&text, "  tensor_maps=%d", l.tensor_maps.size());
     text += "\n";
   }
   return text;
