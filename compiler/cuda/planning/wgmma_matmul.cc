@@ -70,8 +70,10 @@ std::optional<WgmmaTiling> WgmmaTilingFromEnv() {
 namespace {
 
 // The tiles chosen by size, largest first (planning/wgmma_matmul.h): what
-// `gpu_bench --matmul` measures decides them.
+// `gpu_bench --matmul` measures decides them. H200, bf16 4096^3: 128 x 256 in
+// 4 stages with a group pending 696 TFLOP/s, 128 x 128 in 3 stages 597.
 constexpr WgmmaTiling kBySize[] = {
+    {/*tile_m=*/128, /*tile_n=*/256, /*stages=*/4, /*pending=*/1, /*ws=*/false},
     {/*tile_m=*/128, /*tile_n=*/128, /*stages=*/3, /*pending=*/0, /*ws=*/false},
     {/*tile_m=*/128, /*tile_n=*/64, /*stages=*/4, /*pending=*/0, /*ws=*/false},
     {/*tile_m=*/64, /*tile_n=*/64, /*stages=*/4, /*pending=*/0, /*ws=*/false},
