@@ -29,31 +29,7 @@ namespace {
     if ((*cuda::CudaDevice::Get())->info().cc_major != 9) GTEST_SKIP() << "not sm_90"; \
   } while (0)
 
-// Sets an environment variable for the scope (unset with null), restoring
-// the old value.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old, had_ = true;
-    if (value == nullptr) {
-      unsetenv(name);
-    } else {
-      setenv(name, value, 1);
-    }
-  }
-  ~ScopedEnv() {
-    if (had_) {
-      setenv(name_, old_.c_str(), 1);
-    } else {
-      unsetenv(name_);
-    }
-  }
-
- private:
-  const char* name_;
-  std::string old_;
-  bool had_ = false;
-};
+using ScopedEnv = cuda::EnvOverride;
 
 std::string Matmul(const std::string& t, const std::string& a, const std::string& b,
                    const std::string& c) {

@@ -84,7 +84,11 @@ std::optional<std::string> PtxasErrors(const std::string& module, const std::str
 
 EnvOverride::EnvOverride(const char* name, const char* value) : name_(name) {
   if (const char* v = std::getenv(name)) old_ = v;
-  setenv(name, value, 1);
+  if (value == nullptr) {
+    unsetenv(name);
+  } else {
+    setenv(name, value, 1);
+  }
 }
 
 EnvOverride::~EnvOverride() {

@@ -34,8 +34,9 @@ int Count(const std::string& text, const std::string& what);
 // (empty when there is none).
 std::string EntryText(const std::string& ptx, const std::string& name);
 
-// Sets an environment variable for its scope (the CUDA backend's switches
-// that are read from the environment), then restores it.
+// Sets an environment variable for its scope (unsets it for a null value):
+// the CUDA backend's switches that are read from the environment. Restores
+// the old value at the scope's end.
 class EnvOverride {
  public:
   EnvOverride(const char* name, const char* value);

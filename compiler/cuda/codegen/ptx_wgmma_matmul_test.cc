@@ -18,30 +18,7 @@
 namespace rk::compiler::cuda {
 namespace {
 
-// Sets an environment variable for the scope, restoring the old value.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old, had_ = true;
-    if (value == nullptr) {
-      unsetenv(name);
-    } else {
-      setenv(name, value, 1);
-    }
-  }
-  ~ScopedEnv() {
-    if (had_) {
-      setenv(name_, old_.c_str(), 1);
-    } else {
-      unsetenv(name_);
-    }
-  }
-
- private:
-  const char* name_;
-  std::string old_;
-  bool had_ = false;
-};
+using ScopedEnv = EnvOverride;
 
 std::string Matmul(const std::string& dtype, int64_t m, int64_t k, int64_t n) {
   return absl::StrCat("graph @g(%a: ", dtype, "[", m, ",", k, "], %b: ", dtype, "[", k, ",", n,
