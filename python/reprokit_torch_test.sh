@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# reprokit_torch with Debian's torch: the converter op family by op family, an
-# MLP's forward and backward graphs, planted faults caught, unsupported ops
-# listed (tests/test_convert.py); the capturing backend's logic with fake inner
+# reprokit_torch with Debian's torch: the converter op family by op family
+# (tests/test_convert_ops.py), an MLP's forward and backward graphs, planted
+# faults caught, unsupported ops listed (tests/test_convert.py); the capturing backend's logic with fake inner
 # compilers, the accuracy rule and the environment switch (tests/test_backend.py).
 # Every bundle goes through the real `reprokit` binary (check, run, minify).
 set -euo pipefail
@@ -18,5 +18,6 @@ tests="$(dirname "$(runfile python/tests/test_convert.py)")"
 cd "$tests"
 # No bytecode next to the runfiles; one process per file keeps failures apart.
 export PYTHONDONTWRITEBYTECODE=1
+"$python" -m unittest -v test_convert_ops 2>&1
 "$python" -m unittest -v test_convert 2>&1
 "$python" -m unittest -v test_backend 2>&1

@@ -21,6 +21,11 @@ TMP = os.environ.get("TEST_TMPDIR") or tempfile.mkdtemp()
 _count = [0]
 
 
+def r(*shape, dtype=torch.float32):
+    """Seeded-by-the-caller random values of a shape and dtype."""
+    return torch.randn(*shape).to(dtype)
+
+
 def new_dir(tag):
     _count[0] += 1
     return os.path.join(TMP, "%s-%d" % (re.sub(r"[^A-Za-z0-9_]", "_", tag), _count[0]))
