@@ -10,7 +10,8 @@ judges it and its verdict is recorded, so `minify` and `bisect` have a
 signature to keep. `provenance.source` records what torch saw: torch's
 version, the stage, the inner backend and its non-default config, the device,
 the specialized sizes, the ATen op counts and torch's own verdict.
-Tested by python/tests/test_convert.py and python/tests/test_backend.py.
+Tested by python/tests/test_convert.py, python/tests/test_convert_ops.py and
+python/tests/test_backend.py.
 """
 
 import datetime

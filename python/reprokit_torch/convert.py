@@ -10,7 +10,7 @@ layouts (views become copies: the graph is functional; `as_strided` becomes a
 gather from the flattened base). An op without a handler, or a use a handler
 refuses, is collected; at the end one `UnsupportedOpsError` lists every
 unsupported op with its count and first node, never dropping any.
-Tested by python/tests/test_convert.py.
+Tested by python/tests/test_convert_ops.py (op by op) and python/tests/test_convert.py.
 """
 
 import collections

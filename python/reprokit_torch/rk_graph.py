@@ -5,7 +5,8 @@ the `.rk` file: attributes sorted by name, floats always with a '.', an
 exponent, inf or nan, tensor literals up to 64 elements inline and larger ones
 as `dense<T>sha256:<hex>` references whose bytes go to the blob store. Nodes no
 output depends on are dropped when printing (inputs always stay).
-Tested by python/tests/test_convert.py (every graph goes through `reprokit`).
+Tested by python/tests/test_convert.py and python/tests/test_convert_ops.py
+(every graph goes through `reprokit`).
 """
 
 import math

@@ -6,7 +6,8 @@ codec 1 = zstd, no shuffle, the raw size) and one zstd frame. When the
 compressed; otherwise it is a frame of raw (stored) blocks, which every zstd
 decoder reads, so this needs nothing but the standard library. Either way the
 name is the SHA-256 of the raw bytes, as reprokit's own store writes it.
-Tested by python/tests/test_convert.py (every bundle goes through `reprokit`).
+Tested by python/tests/test_convert.py and python/tests/test_convert_ops.py
+(every bundle goes through `reprokit`).
 """
 
 import hashlib
