@@ -28,7 +28,9 @@ def _with_offsets(x, kernel, stride, padding, dilation, ceil_mode):
 def _offsets_to_indices(offsets, kernel, input_size, stride, padding, dilation):
     oh, ow = _window_origin(offsets.shape[-2:], stride, padding)
     o = offsets.long()
-    return (oh + (o // kernel[1]) * dilation[0]) * input_size[-1] + ow + (o % kernel[1]) * dilation[1]
+    ih = oh + (o // kernel[1]) * dilation[0]
+    iw = ow + (o % kernel[1]) * dilation[1]
+    return ih * input_size[-1] + iw
 
 
 def _define():
@@ -42,7 +44,8 @@ def _define():
     lib.m = torch._C._dispatch_library("FRAGMENT", "prims", "", __file__, 0)
     lib.ns, lib.kind, lib.dispatch_key, lib._op_impls = "prims", "FRAGMENT", "", set()
     lib.define("_low_memory_max_pool_with_offsets(Tensor self, int[2] kernel_size, "
-               "int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode) -> (Tensor, Tensor)")
+               "int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode) "
+               "-> (Tensor, Tensor)")
     lib.define("_low_memory_max_pool_offsets_to_indices(Tensor self, int[2] kernel_size, "
                "int[2] input_size, int[2] stride, int[2] padding, int[2] dilation) -> Tensor")
     lib.impl("_low_memory_max_pool_with_offsets", _with_offsets, "CPU")
